@@ -1,0 +1,12 @@
+/** What the route plugins share: one object built by buildApp, no module-level state. */
+import type { Config } from './config.js';
+import type { Metrics } from './metrics.js';
+import type { QueueWatch } from './store/queue-watch.js';
+import type { Store } from './store/types.js';
+
+export interface AppContext {
+  config: Config;
+  store: Store;
+  metrics: Metrics;
+  queueWatch: QueueWatch;
+}

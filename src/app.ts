@@ -1,0 +1,127 @@
+/**
+ * buildApp(config): the whole service as one Fastify instance, testable without a port. The
+ * process concerns (listen, signals) live in server.ts.
+ */
+import Fastify, { LogController, type FastifyError, type FastifyInstance } from 'fastify';
+import type { AppContext } from './app-context.js';
+import type { Config } from './config.js';
+import { errorBody, HorologiumError } from './errors.js';
+import { Metrics } from './metrics.js';
+import { registerJsonBodyParser } from './routes/json-body.js';
+import { eventRoutes } from './routes/events.js';
+import { ingestRoutes } from './routes/ingest.js';
+import { opsRoutes } from './routes/ops.js';
+import { queueRoutes } from './routes/queue.js';
+import { createStore } from './store/index.js';
+import { QueueWatch } from './store/queue-watch.js';
+import { StoreUnavailableError, type Store } from './store/types.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Fields of the one log line written per request; never a body or a token. */
+    logContext: { session?: string; call_id?: string };
+  }
+  interface FastifyInstance {
+    horologium: AppContext;
+  }
+}
+
+/** Fastify's own 4xx errors, mapped onto the catalog. */
+const FASTIFY_CODES: Record<string, HorologiumError['code']> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'BODY_TOO_LARGE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'BAD_REQUEST',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'INVALID_JSON',
+  FST_ERR_CTP_INVALID_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+};
+
+export interface BuildOptions {
+  /** A store to use instead of the one HOROLOGIUM_STORE names (tests inject clocks this way). */
+  store?: Store;
+}
+
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      // The request line below is the only per-request log; headers and URLs (which may carry a
+      // token) are never logged.
+      serializers: { req: () => ({}), res: () => ({}) },
+    },
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: config.bodyLimit,
+    // Long ids are validated by the routes, with the section 4 envelope.
+    routerOptions: { maxParamLength: 1024 },
+    forceCloseConnections: 'idle',
+  });
+
+  const store = options.store ?? createStore(config.store, { historySize: config.historySize });
+  await store.open();
+  const metrics = new Metrics(store);
+  const queueWatch = new QueueWatch(store);
+  const ctx: AppContext = { config, store, metrics, queueWatch };
+  app.decorate('horologium', ctx);
+  app.decorateRequest('logContext', null as unknown as FastifyRequestLogContext);
+
+  app.addHook('onRequest', async (request) => {
+    request.logContext = {};
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.requests.inc({ route, method: request.method, status: String(reply.statusCode) });
+    request.log.info(
+      {
+        method: request.method,
+        route,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 100) / 100,
+        req_bytes: Number(request.headers['content-length'] ?? 0),
+        res_bytes: Number(reply.getHeader('content-length') ?? 0),
+        ...request.logContext,
+      },
+      'request',
+    );
+  });
+
+  registerJsonBodyParser(app);
+
+  app.setErrorHandler((error: FastifyError | HorologiumError, request, reply) => {
+    if (error instanceof HorologiumError) {
+      return reply.code(error.status).headers(error.headers).type('application/json; charset=utf-8').send(errorBody(error.code, error.message, error.details));
+    }
+    if (error instanceof StoreUnavailableError) {
+      request.log.warn({ err: error.message }, 'store unavailable');
+      return reply.code(503).header('retry-after', '1').type('application/json; charset=utf-8').send(errorBody('STORE_UNAVAILABLE', 'The store is unreachable; retry later.'));
+    }
+    const mapped = error.code ? FASTIFY_CODES[error.code] : undefined;
+    if (mapped) {
+      const e = new HorologiumError(mapped);
+      return reply.code(e.status).type('application/json; charset=utf-8').send(errorBody(e.code, e.message));
+    }
+    const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
+    if (status >= 400 && status < 500) {
+      return reply.code(status).type('application/json; charset=utf-8').send(errorBody('BAD_REQUEST', 'The request is malformed.'));
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.code(500).type('application/json; charset=utf-8').send(errorBody('INTERNAL', 'Something went wrong on our side; it has been logged.'));
+  });
+
+  app.setNotFoundHandler((_request, reply) =>
+    reply.code(404).type('application/json; charset=utf-8').send(errorBody('NOT_FOUND', 'There is no such endpoint.')),
+  );
+
+  ingestRoutes(app, ctx);
+  queueRoutes(app, ctx);
+  eventRoutes(app, ctx);
+  opsRoutes(app, ctx);
+
+  app.addHook('preClose', async () => {
+    queueWatch.close();
+  });
+  app.addHook('onClose', async () => {
+    await store.close();
+  });
+  return app;
+}
+
+type FastifyRequestLogContext = { session?: string; call_id?: string };

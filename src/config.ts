@@ -1,0 +1,170 @@
+/**
+ * Every setting of CONTRACT.md section 8, in one zod schema, parsed once at boot. An invalid value
+ * stops start-up with a message naming the variable and what it accepts.
+ */
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { z } from 'zod';
+
+const integer = (name: string, min: number, max: number) =>
+  z
+    .string()
+    .regex(/^[0-9]+$/, `${name} must be a whole number from ${min} to ${max}`)
+    .transform(Number)
+    .pipe(z.number().int().min(min, `${name} must be at least ${min}`).max(max, `${name} must be at most ${max}`));
+
+const list = z
+  .string()
+  .transform((s) => s.split(',').map((x) => x.trim()).filter((x) => x.length > 0));
+
+const storeUrl = z
+  .string()
+  .refine((s) => /^sqlite:.+/.test(s) || s === 'memory:' || /^rediss?:\/\/.+/.test(s), {
+    message: 'HOROLOGIUM_STORE must be sqlite:PATH, memory: or redis://…',
+  });
+
+export const SCOPES = ['publish', 'consume', 'subscribe', 'admin'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const staticToken = z.object({
+  token: z.string().min(16, 'a static token must be at least 16 characters'),
+  scopes: z.array(z.enum(SCOPES)).min(1),
+  sessions: z.array(z.string().min(1)).min(1),
+});
+export type StaticToken = z.infer<typeof staticToken>;
+
+const tokens = z.string().transform((value, ctx): StaticToken[] => {
+  let text = value;
+  if (value.startsWith('@')) {
+    try {
+      text = readFileSync(value.slice(1), 'utf8');
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: `cannot read ${value.slice(1)}: ${(err as Error).message}` });
+      return z.NEVER;
+    }
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'must be a JSON array of {"token","scopes","sessions"} or @path' });
+    return z.NEVER;
+  }
+  const result = z.array(staticToken).safeParse(parsed);
+  if (!result.success) {
+    ctx.addIssue({ code: 'custom', message: `must be a JSON array of {"token","scopes","sessions"}: ${z.prettifyError(result.error)}` });
+    return z.NEVER;
+  }
+  return result.data;
+});
+
+const pem = z.string().transform((value, ctx) => {
+  if (!value.startsWith('@')) return value.replace(/\\n/g, '\n');
+  try {
+    return readFileSync(value.slice(1), 'utf8');
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: `cannot read ${value.slice(1)}: ${(err as Error).message}` });
+    return z.NEVER;
+  }
+});
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** The environment as read: every key optional, defaults applied here and nowhere else. */
+export const environmentSchema = z.object({
+  PORT: integer('PORT', 0, 65535).default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  HOROLOGIUM_STORE: storeUrl.default('sqlite:./data/horologium.db'),
+  HOROLOGIUM_TOKENS: tokens.optional(),
+  HOROLOGIUM_JWT_SECRET: z.string().min(32, 'HOROLOGIUM_JWT_SECRET must be at least 32 characters').optional(),
+  HOROLOGIUM_JWT_PUBLIC_KEY: pem.optional(),
+  HOROLOGIUM_ALLOWED_ORIGINS: list.optional(),
+  HOROLOGIUM_INSECURE: z.enum(['0', '1']).default('0').transform((v) => v === '1'),
+  HOROLOGIUM_PREVIEW_LIMIT: integer('HOROLOGIUM_PREVIEW_LIMIT', 4, 1_000_000).default(4000),
+  HOROLOGIUM_PASSTHROUGH_TOOLS: list.default(['read_file']),
+  HOROLOGIUM_HISTORY_SIZE: integer('HOROLOGIUM_HISTORY_SIZE', 1, 1_000_000).default(1000),
+  HOROLOGIUM_HEARTBEAT_MS: integer('HOROLOGIUM_HEARTBEAT_MS', 100, 3_600_000).default(20_000),
+  HOROLOGIUM_MAX_BUFFERED_BYTES: integer('HOROLOGIUM_MAX_BUFFERED_BYTES', 1024, 2 ** 31).default(4_194_304),
+  HOROLOGIUM_BODY_LIMIT: integer('HOROLOGIUM_BODY_LIMIT', 1024, 2 ** 30).default(16_777_216),
+  HOROLOGIUM_MAX_SUBSCRIPTIONS: integer('HOROLOGIUM_MAX_SUBSCRIPTIONS', 1, 100_000).default(100),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  store: string;
+  auth: {
+    tokens: StaticToken[];
+    jwtSecret?: string;
+    jwtPublicKey?: string;
+    /** True when no token source is configured: every request is allowed (loopback only). */
+    open: boolean;
+  };
+  allowedOrigins?: string[];
+  insecure: boolean;
+  previewLimit: number;
+  passthroughTools: ReadonlySet<string>;
+  historySize: number;
+  heartbeatMs: number;
+  maxBufferedBytes: number;
+  bodyLimit: number;
+  maxSubscriptions: number;
+  logLevel: (typeof LOG_LEVELS)[number];
+}
+
+export class ConfigError extends Error {}
+
+const LOOPBACK_NAMES = new Set(['localhost', '::1', '[::1]']);
+
+export function isLoopback(host: string): boolean {
+  if (LOOPBACK_NAMES.has(host)) return true;
+  return isIP(host) === 4 && host.startsWith('127.');
+}
+
+/** Reads the configuration from `env` (process.env in production); throws ConfigError. */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const known = Object.fromEntries(
+    Object.keys(environmentSchema.shape)
+      .filter((key) => env[key] !== undefined && env[key] !== '')
+      .map((key) => [key, env[key]]),
+  );
+  const parsed = environmentSchema.safeParse(known);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`);
+    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const e = parsed.data;
+  const open = e.HOROLOGIUM_TOKENS === undefined && !e.HOROLOGIUM_JWT_SECRET && !e.HOROLOGIUM_JWT_PUBLIC_KEY;
+  if (open && !isLoopback(e.HOST) && !e.HOROLOGIUM_INSECURE) {
+    throw new ConfigError(
+      `HOST=${e.HOST} is not a loopback address and no auth is configured (HOROLOGIUM_TOKENS, HOROLOGIUM_JWT_SECRET or HOROLOGIUM_JWT_PUBLIC_KEY); set one, or HOROLOGIUM_INSECURE=1 if an open server is intended`,
+    );
+  }
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    store: e.HOROLOGIUM_STORE,
+    auth: {
+      tokens: e.HOROLOGIUM_TOKENS ?? [],
+      ...(e.HOROLOGIUM_JWT_SECRET ? { jwtSecret: e.HOROLOGIUM_JWT_SECRET } : {}),
+      ...(e.HOROLOGIUM_JWT_PUBLIC_KEY ? { jwtPublicKey: e.HOROLOGIUM_JWT_PUBLIC_KEY } : {}),
+      open,
+    },
+    ...(e.HOROLOGIUM_ALLOWED_ORIGINS ? { allowedOrigins: e.HOROLOGIUM_ALLOWED_ORIGINS } : {}),
+    insecure: e.HOROLOGIUM_INSECURE,
+    previewLimit: e.HOROLOGIUM_PREVIEW_LIMIT,
+    passthroughTools: new Set(e.HOROLOGIUM_PASSTHROUGH_TOOLS),
+    historySize: e.HOROLOGIUM_HISTORY_SIZE,
+    heartbeatMs: e.HOROLOGIUM_HEARTBEAT_MS,
+    maxBufferedBytes: e.HOROLOGIUM_MAX_BUFFERED_BYTES,
+    bodyLimit: e.HOROLOGIUM_BODY_LIMIT,
+    maxSubscriptions: e.HOROLOGIUM_MAX_SUBSCRIPTIONS,
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+/** The configuration tests start from: the defaults, a memory store, quiet logs. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return { ...loadConfig({ HOROLOGIUM_STORE: 'memory:', LOG_LEVEL: 'silent' }), ...overrides };
+}

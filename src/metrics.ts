@@ -1,0 +1,49 @@
+/**
+ * Prometheus metrics (prom-client), every name prefixed `horologium_`. One registry per app, so
+ * that tests can build several apps in one process.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Store } from './store/types.js';
+
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly requests = new Counter({
+    name: 'horologium_http_requests_total',
+    help: 'HTTP requests by route, method and status code.',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  readonly eventsAppended = new Counter({
+    name: 'horologium_events_appended_total',
+    help: 'Status events committed to session event logs, by type.',
+    labelNames: ['type'] as const,
+    registers: [this.registry],
+  });
+
+  readonly ingestDuration = new Histogram({
+    name: 'horologium_ingest_duration_seconds',
+    help: 'Time from a tool-results request being parsed to its commit.',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+
+  constructor(store: Store) {
+    const registry = this.registry;
+    new Gauge({
+      name: 'horologium_queue_depth',
+      help: 'Unacknowledged model queue entries across all sessions.',
+      registers: [registry],
+      async collect() {
+        this.set(await store.queueDepth());
+      },
+    });
+    collectDefaultMetrics({ register: registry, prefix: 'horologium_' });
+    store.listen({
+      events: (events) => {
+        for (const e of events) this.eventsAppended.inc({ type: e.type });
+      },
+    });
+  }
+}

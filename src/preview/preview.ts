@@ -1,0 +1,32 @@
+/**
+ * The UI route's preview (`ui_preview`, CONTRACT.md section 2), computed on the lossless tree so
+ * that key order and numbers survive, and with Ruby's truthiness rather than JavaScript's.
+ */
+import { jsonText, member, type JsonDocument, type JsonNode } from '../json/lossless.js';
+import { truncate } from './truncate.js';
+
+export interface PreviewOptions {
+  /** Truncation limit in code points (HOROLOGIUM_PREVIEW_LIMIT, default 4000). */
+  limit: number;
+  /** Tool names whose object results pass through untouched (HOROLOGIUM_PASSTHROUGH_TOOLS). */
+  passthroughTools: ReadonlySet<string>;
+}
+
+/** `text(v)`: a string is itself, null is "", everything else is its JSON text as sent. */
+export function textOf(doc: JsonDocument, node: JsonNode): string {
+  if (node.kind === 'string') return node.value;
+  if (node.kind === 'null') return '';
+  return jsonText(doc, node);
+}
+
+/** The preview of `node` as JSON text, ready to be placed in a frame. */
+export function previewJson(doc: JsonDocument, node: JsonNode, name: string, options: PreviewOptions): string {
+  if (node.kind === 'object') {
+    if (options.passthroughTools.has(name)) return jsonText(doc, node);
+    const content = member(node, 'content');
+    // Ruby: `result['content'] || result.to_json`; only nil and false are falsy.
+    const chosen = content !== undefined && content.kind !== 'null' && content.kind !== 'false' ? content : node;
+    return JSON.stringify(truncate(textOf(doc, chosen), options.limit));
+  }
+  return JSON.stringify(truncate(textOf(doc, node), options.limit));
+}

@@ -1,0 +1,105 @@
+/**
+ * Producer routes (CONTRACT.md section 4, scope `publish`): tool-calls, tool-results, events.
+ * Each validates, builds the event data from the lossless tree, and replies only after the store
+ * has committed.
+ */
+import { createHash } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { HorologiumError } from '../errors.js';
+import { toolCompletedData, toolStartingData } from '../events/tool-events.js';
+import { jsonText, member, type JsonNode } from '../json/lossless.js';
+import { argumentTexts, NO_ARGUMENTS } from '../preview/arguments.js';
+import { previewJson } from '../preview/preview.js';
+import type { AppContext } from '../app-context.js';
+import { eventBody, RESERVED_EVENT_TYPES, toolCallBody, toolResultBody } from '../wire.js';
+import { objectBody, validBody } from './json-body.js';
+import { sessionOf } from './params.js';
+
+/** Fingerprint of JSON texts; absent members hash differently from any JSON text. */
+function fingerprint(...parts: Array<string | null>): string {
+  const hash = createHash('sha256');
+  for (const part of parts) hash.update(part === null ? '\u0000absent' : `\u0001${part.length}:${part}`);
+  return hash.digest('base64url');
+}
+
+export function ingestRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const { store, config } = ctx;
+  const previewOptions = { limit: config.previewLimit, passthroughTools: config.passthroughTools };
+
+  app.post('/v1/sessions/:session/tool-calls', async (request, reply) => {
+    const session = sessionOf(request);
+    const body = objectBody(request);
+    const fields = validBody(body, toolCallBody);
+    request.logContext.call_id = fields.call_id;
+    const argsNode = member(body.object, 'args');
+    const argsJson = argsNode ? jsonText(body.doc, argsNode) : null;
+    const args = argumentTexts(body.doc, argsNode, config.previewLimit);
+    const outcome = await store.startCall(session, {
+      callId: fields.call_id,
+      name: fields.name,
+      argsJson,
+      argumentsJson: args.arguments,
+      fingerprint: fingerprint(fields.name, argsJson),
+      data: toolStartingData(fields.name, fields.call_id, args),
+    });
+    if (outcome.status === 'conflict') throw new HorologiumError('CALL_ID_CONFLICT', `call_id ${fields.call_id}: ${outcome.message}.`);
+    if (outcome.status === 'duplicate') return reply.code(200).send({ event_seq: outcome.eventSeq, duplicate: true });
+    return reply.code(202).send({ event_seq: outcome.eventSeq });
+  });
+
+  app.post('/v1/sessions/:session/tool-results', async (request, reply) => {
+    const started = process.hrtime.bigint();
+    const session = sessionOf(request);
+    const body = objectBody(request);
+    const fields = validBody(body, toolResultBody);
+    request.logContext.call_id = fields.call_id;
+    const { doc, object } = body;
+    const resultNode = member(object, 'result') as JsonNode;
+    const argsNode = member(object, 'args');
+    const execNode = member(object, 'execution_time');
+    const resultJson = jsonText(doc, resultNode);
+    const argsJson = argsNode ? jsonText(doc, argsNode) : null;
+    const preview = previewJson(doc, resultNode, fields.name, previewOptions);
+    const bodyArguments = argsNode ? argumentTexts(doc, argsNode, config.previewLimit).arguments : undefined;
+    const isError = fields.is_error ?? false;
+    const outcome = await store.completeCall(session, {
+      callId: fields.call_id,
+      name: fields.name,
+      argsJson,
+      resultJson,
+      executionTimeJson: execNode && execNode.kind === 'number' ? jsonText(doc, execNode) : null,
+      isError,
+      fingerprint: fingerprint(fields.name, argsJson, resultJson),
+      composeData: (startedCall, executionTimeJson) =>
+        toolCompletedData(
+          fields.name,
+          fields.call_id,
+          executionTimeJson,
+          isError,
+          preview,
+          bodyArguments ?? startedCall?.argumentsJson ?? NO_ARGUMENTS.arguments,
+        ),
+    });
+    if (outcome.status === 'conflict') throw new HorologiumError('CALL_ID_CONFLICT', `call_id ${fields.call_id}: ${outcome.message}.`);
+    const duplicate = outcome.status === 'duplicate';
+    ctx.metrics.ingestDuration.observe(Number(process.hrtime.bigint() - started) / 1e9);
+    return reply.code(duplicate ? 200 : 202).send({
+      call_id: fields.call_id,
+      queue_seq: outcome.queueSeq,
+      event_seq: outcome.eventSeq,
+      duplicate,
+    });
+  });
+
+  app.post('/v1/sessions/:session/events', async (request, reply) => {
+    const session = sessionOf(request);
+    const body = objectBody(request);
+    const fields = validBody(body, eventBody);
+    if (RESERVED_EVENT_TYPES.has(fields.type)) {
+      throw new HorologiumError('RESERVED_EVENT_TYPE', `Event type ${fields.type} is reserved; use tool-calls or tool-results.`);
+    }
+    const data = member(body.object, 'data') as JsonNode;
+    const event = await store.appendEvent(session, fields.type, jsonText(body.doc, data));
+    return reply.code(202).send({ event_seq: event.seq });
+  });
+}

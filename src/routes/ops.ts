@@ -1,0 +1,24 @@
+/** Operations routes: liveness, readiness, metrics and the OpenAPI document; no token needed. */
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../app-context.js';
+import { openApiDocument } from '../openapi.js';
+
+export function opsRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.get('/healthz', async () => ({ status: 'ok' }));
+
+  app.get('/readyz', async (_request, reply) => {
+    const ready = await ctx.store.isReady().catch(() => false);
+    return reply
+      .code(ready ? 200 : 503)
+      .headers(ready ? {} : { 'retry-after': '1' })
+      .send({ status: ready ? 'ready' : 'unavailable', store: ctx.store.kind });
+  });
+
+  app.get('/metrics', async (_request, reply) => {
+    const text = await ctx.metrics.registry.metrics();
+    return reply.type(ctx.metrics.registry.contentType).send(text);
+  });
+
+  const openapi = JSON.stringify(openApiDocument());
+  app.get('/openapi.json', async (_request, reply) => reply.type('application/json; charset=utf-8').send(openapi));
+}

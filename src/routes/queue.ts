@@ -1,0 +1,52 @@
+/** The model-side consumer's routes (CONTRACT.md section 4, scope `consume`): read and ack. */
+import type { FastifyInstance } from 'fastify';
+import { HorologiumError } from '../errors.js';
+import type { AppContext } from '../app-context.js';
+import type { QueueEntry, QueuePage } from '../store/types.js';
+import { ackBody, queueQuery } from '../wire.js';
+import { objectBody, validate, validBody } from './json-body.js';
+import { sessionOf } from './params.js';
+
+/** One entry as JSON text: `result` is the stored text itself and `message.content` its string. */
+function entryJson(e: QueueEntry): string {
+  const callId = JSON.stringify(e.callId);
+  return (
+    `{"queue_seq":${e.queueSeq},"call_id":${callId},"name":${JSON.stringify(e.name)},` +
+    `"args":${e.argsJson ?? 'null'},"result":${e.resultJson},"execution_time":${e.executionTimeJson},` +
+    `"is_error":${e.isError},"received_at":"${e.receivedAt}",` +
+    `"message":{"role":"tool","tool_call_id":${callId},"content":${JSON.stringify(e.resultJson)}}}`
+  );
+}
+
+function pageJson(page: QueuePage): string {
+  return (
+    `{"session":${JSON.stringify(page.session)},"committed":${page.committed},"head":${page.head},` +
+    `"entries":[${page.entries.map(entryJson).join(',')}]}`
+  );
+}
+
+export function queueRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const { store, queueWatch } = ctx;
+
+  app.get('/v1/sessions/:session/queue', async (request, reply) => {
+    const session = sessionOf(request);
+    const query = validate(queueQuery, request.query, 'INVALID_QUERY');
+    let page = await store.readQueue(session, query.after, query.limit);
+    if (page.entries.length === 0 && query.wait > 0) {
+      const after = query.after ?? page.committed;
+      await queueWatch.waitFor(session, Math.max(after, page.head), query.wait * 1000);
+      page = await store.readQueue(session, query.after, query.limit);
+    }
+    return reply.code(200).type('application/json; charset=utf-8').send(pageJson(page));
+  });
+
+  app.post('/v1/sessions/:session/queue/ack', async (request, reply) => {
+    const session = sessionOf(request);
+    const { through } = validBody(objectBody(request), ackBody);
+    const outcome = await store.ack(session, through);
+    if (outcome.status === 'beyond_head') {
+      throw new HorologiumError('ACK_BEYOND_HEAD', `Cannot acknowledge through ${through}: the queue's head is ${outcome.head}.`);
+    }
+    return reply.code(200).send({ committed: outcome.committed });
+  });
+}

@@ -1,0 +1,147 @@
+/**
+ * The write rules every local backend shares: seq assignment, idempotency by call_id, retention,
+ * and the shape of events and queue entries. A backend supplies a `LedgerTx` (its reads and writes
+ * inside one transaction) and gets the contract's semantics; keeping them here means memory and
+ * sqlite cannot drift apart.
+ */
+import { randomUUID } from 'node:crypto';
+import { statusFrame } from '../hub/frames.js';
+import type {
+  CompleteCallInput,
+  CompleteCallOutcome,
+  EventRecord,
+  QueueEntry,
+  StartCallInput,
+  StartCallOutcome,
+  StartedCall,
+} from './types.js';
+
+export interface SessionHeads {
+  eventHead: number;
+  queueHead: number;
+  committed: number;
+}
+
+export const EMPTY_HEADS: SessionHeads = Object.freeze({ eventHead: 0, queueHead: 0, committed: 0 });
+
+export interface CallRecord {
+  started?: StartedCall & { fingerprint: string; eventSeq: number };
+  completed?: { fingerprint: string; queueSeq: number; eventSeq: number };
+}
+
+/** One backend's reads and writes within one transaction. */
+export interface LedgerTx {
+  heads(session: string): SessionHeads;
+  setHeads(session: string, heads: SessionHeads): void;
+  call(session: string, callId: string): CallRecord | undefined;
+  putCall(session: string, callId: string, record: CallRecord): void;
+  insertEvent(event: EventRecord): void;
+  /** Deletes the session's events with seq < `keepFrom`. */
+  trimEvents(session: string, keepFrom: number): void;
+  insertQueueEntry(session: string, entry: QueueEntry): void;
+}
+
+/** Seconds since the epoch, as the contract's `timestamp` is. */
+export type Clock = () => number;
+export const systemClock: Clock = () => Date.now() / 1000;
+
+export class Ledger {
+  constructor(
+    private readonly historySize: number,
+    private readonly clock: Clock = systemClock,
+  ) {}
+
+  startCall(tx: LedgerTx, session: string, input: StartCallInput): StartCallOutcome {
+    const record = tx.call(session, input.callId);
+    if (record?.started) {
+      return record.started.fingerprint === input.fingerprint
+        ? { status: 'duplicate', eventSeq: record.started.eventSeq }
+        : { status: 'conflict', message: 'this call_id was already started with a different name or args' };
+    }
+    if (record?.completed) return { status: 'conflict', message: 'this call_id already has a result' };
+    const now = this.clock();
+    const heads = tx.heads(session);
+    const event = this.event(tx, session, heads, 'tool_starting', input.data, now);
+    tx.setHeads(session, { ...heads, eventHead: event.seq });
+    tx.putCall(session, input.callId, {
+      started: {
+        name: input.name,
+        argsJson: input.argsJson,
+        argumentsJson: input.argumentsJson,
+        startedAt: now,
+        fingerprint: input.fingerprint,
+        eventSeq: event.seq,
+      },
+    });
+    return { status: 'created', eventSeq: event.seq, event };
+  }
+
+  completeCall(tx: LedgerTx, session: string, input: CompleteCallInput): CompleteCallOutcome {
+    const record = tx.call(session, input.callId) ?? {};
+    if (record.completed) {
+      return record.completed.fingerprint === input.fingerprint
+        ? { status: 'duplicate', queueSeq: record.completed.queueSeq, eventSeq: record.completed.eventSeq }
+        : { status: 'conflict', message: ERRORS_CONFLICT };
+    }
+    const now = this.clock();
+    const started = record.started;
+    const executionTimeJson =
+      input.executionTimeJson ?? (started ? String(Math.max(0, roundMicros(now - started.startedAt))) : 'null');
+    // Everything that can throw comes before the first write, so a failure stores nothing.
+    const data = input.composeData(started, executionTimeJson);
+    const heads = tx.heads(session);
+    const queueSeq = heads.queueHead + 1;
+    tx.insertQueueEntry(session, {
+      queueSeq,
+      callId: input.callId,
+      name: input.name,
+      argsJson: input.argsJson ?? started?.argsJson ?? null,
+      resultJson: input.resultJson,
+      executionTimeJson,
+      isError: input.isError,
+      receivedAt: new Date(now * 1000).toISOString(),
+    });
+    const event = this.event(tx, session, heads, 'tool_completed', data, now);
+    tx.setHeads(session, { ...heads, eventHead: event.seq, queueHead: queueSeq });
+    tx.putCall(session, input.callId, {
+      ...record,
+      completed: { fingerprint: input.fingerprint, queueSeq, eventSeq: event.seq },
+    });
+    return { status: 'created', queueSeq, eventSeq: event.seq, event };
+  }
+
+  appendEvent(tx: LedgerTx, session: string, type: string, dataJson: string): EventRecord {
+    const heads = tx.heads(session);
+    const event = this.event(tx, session, heads, type, dataJson, this.clock());
+    tx.setHeads(session, { ...heads, eventHead: event.seq });
+    return event;
+  }
+
+  /** Appends the session's next event and trims the history behind it. */
+  private event(
+    tx: LedgerTx,
+    session: string,
+    heads: SessionHeads,
+    type: string,
+    dataJson: string,
+    now: number,
+  ): EventRecord {
+    const seq = heads.eventHead + 1;
+    const event: EventRecord = { session, seq, type, frame: statusFrame(type, dataJson, now, randomUUID(), session, seq) };
+    tx.insertEvent(event);
+    if (seq > this.historySize) tx.trimEvents(session, seq - this.historySize + 1);
+    return event;
+  }
+}
+
+const ERRORS_CONFLICT = 'this call_id was already used with a different name, args or result';
+
+function roundMicros(seconds: number): number {
+  return Math.round(seconds * 1e6) / 1e6;
+}
+
+/** Moves the committed cursor forward; shared so that every backend answers ack alike. */
+export function ackHeads(heads: SessionHeads, through: number): SessionHeads | { beyondHead: number } {
+  if (through > heads.queueHead) return { beyondHead: heads.queueHead };
+  return { ...heads, committed: Math.max(heads.committed, through) };
+}

@@ -1,0 +1,150 @@
+/**
+ * The `memory:` backend: nothing is kept across a restart, so every start is a new epoch. Writes
+ * apply synchronously, which makes each of them trivially atomic and ordered.
+ */
+import { randomUUID } from 'node:crypto';
+import { ackHeads, EMPTY_HEADS, Ledger, type CallRecord, type Clock, type LedgerTx, type SessionHeads } from './ledger.js';
+import { Listeners } from './listeners.js';
+import type {
+  AckOutcome,
+  CompleteCallInput,
+  CompleteCallOutcome,
+  EventPage,
+  EventRecord,
+  QueueEntry,
+  QueuePage,
+  StartCallInput,
+  StartCallOutcome,
+  Store,
+  StoreListener,
+  StoreOptions,
+} from './types.js';
+
+interface SessionState {
+  heads: SessionHeads;
+  calls: Map<string, CallRecord>;
+  events: EventRecord[];
+  queue: QueueEntry[];
+}
+
+export class MemoryStore implements Store, LedgerTx {
+  readonly kind = 'memory';
+  private readonly epoch = randomUUID();
+  private readonly sessions = new Map<string, SessionState>();
+  private readonly ledger: Ledger;
+  private readonly listeners = new Listeners();
+
+  constructor(options: StoreOptions, clock?: Clock) {
+    this.ledger = new Ledger(options.historySize, clock);
+  }
+
+  async open(): Promise<void> {}
+  async close(): Promise<void> {}
+  async isReady(): Promise<boolean> {
+    return true;
+  }
+
+  async startCall(session: string, input: StartCallInput): Promise<StartCallOutcome> {
+    const outcome = this.ledger.startCall(this, session, input);
+    if (outcome.status === 'created') this.listeners.events([outcome.event]);
+    return outcome;
+  }
+
+  async completeCall(session: string, input: CompleteCallInput): Promise<CompleteCallOutcome> {
+    const outcome = this.ledger.completeCall(this, session, input);
+    if (outcome.status === 'created') {
+      this.listeners.events([outcome.event]);
+      this.listeners.queue(session, outcome.queueSeq);
+    }
+    return outcome;
+  }
+
+  async appendEvent(session: string, type: string, dataJson: string): Promise<EventRecord> {
+    const event = this.ledger.appendEvent(this, session, type, dataJson);
+    this.listeners.events([event]);
+    return event;
+  }
+
+  async readQueue(session: string, after: number | undefined, limit: number): Promise<QueuePage> {
+    const state = this.sessions.get(session);
+    const heads = state?.heads ?? EMPTY_HEADS;
+    const from = after ?? heads.committed;
+    // queue[k] holds queueSeq k + 1: entries are never dropped.
+    const entries = state ? state.queue.slice(from, from + limit) : [];
+    return { session, committed: heads.committed, head: heads.queueHead, entries };
+  }
+
+  async ack(session: string, through: number): Promise<AckOutcome> {
+    const heads = this.heads(session);
+    const next = ackHeads(heads, through);
+    if ('beyondHead' in next) return { status: 'beyond_head', head: next.beyondHead };
+    if (next.committed !== heads.committed) this.setHeads(session, next);
+    return { status: 'ok', committed: next.committed };
+  }
+
+  async readEvents(session: string, after: number, limit: number): Promise<EventPage> {
+    const state = this.sessions.get(session);
+    const events = state?.events ?? [];
+    const oldest = events[0]?.seq ?? 0;
+    const skip = Math.max(0, after - oldest + 1);
+    return {
+      session,
+      epoch: this.epoch,
+      head: state?.heads.eventHead ?? 0,
+      oldest,
+      events: events.slice(skip, skip + limit),
+    };
+  }
+
+  async queueDepth(): Promise<number> {
+    let depth = 0;
+    for (const s of this.sessions.values()) depth += s.heads.queueHead - s.heads.committed;
+    return depth;
+  }
+
+  listen(listener: StoreListener): () => void {
+    return this.listeners.add(listener);
+  }
+
+  // LedgerTx: the memory store is its own transaction.
+
+  heads(session: string): SessionHeads {
+    return this.sessions.get(session)?.heads ?? EMPTY_HEADS;
+  }
+
+  setHeads(session: string, heads: SessionHeads): void {
+    this.state(session).heads = heads;
+  }
+
+  call(session: string, callId: string): CallRecord | undefined {
+    return this.sessions.get(session)?.calls.get(callId);
+  }
+
+  putCall(session: string, callId: string, record: CallRecord): void {
+    this.state(session).calls.set(callId, record);
+  }
+
+  insertEvent(event: EventRecord): void {
+    this.state(event.session).events.push(event);
+  }
+
+  trimEvents(session: string, keepFrom: number): void {
+    const events = this.state(session).events;
+    let drop = 0;
+    while (drop < events.length && (events[drop] as EventRecord).seq < keepFrom) drop++;
+    if (drop > 0) events.splice(0, drop);
+  }
+
+  insertQueueEntry(session: string, entry: QueueEntry): void {
+    this.state(session).queue.push(entry);
+  }
+
+  private state(session: string): SessionState {
+    let state = this.sessions.get(session);
+    if (!state) {
+      state = { heads: EMPTY_HEADS, calls: new Map(), events: [], queue: [] };
+      this.sessions.set(session, state);
+    }
+    return state;
+  }
+}

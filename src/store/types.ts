@@ -1,0 +1,156 @@
+/**
+ * The Store contract: what every backend (memory.ts, sqlite.ts, and later redis.ts) guarantees.
+ * One behaviour suite (test/store.behaviour.ts) runs against each of them.
+ *
+ * Guarantees (CONTRACT.md section 6), per session:
+ * - **Durability**: a returned promise of a write resolves only after the write is committed (for
+ *   sqlite: the transaction holding it has committed in WAL with synchronous=FULL). A rejected
+ *   write stored nothing.
+ * - **Atomicity**: each write method is all or nothing: the call record, the queue entry and the
+ *   event of one `completeCall` are committed together or not at all.
+ * - **Order**: `seq` (events) and `queueSeq` (model queue) are 1, 2, 3, … without gaps, in the
+ *   order the writes were accepted; a write never observes a half-done concurrent one.
+ * - **Idempotency**: `completeCall` for a `callId` that already completed stores and publishes
+ *   nothing and reports `duplicate` (same fingerprint) or `conflict` (a different one).
+ * - **Retention**: the last `historySize` events of each session are kept for replay; queue entries
+ *   are never dropped.
+ * - **Epoch**: `epoch` names one incarnation of a session's event log and changes only when that
+ *   log is lost (a memory store restarted, a Redis key flushed).
+ * - **Notification**: listeners hear of committed events in seq order per session, after commit,
+ *   and never of uncommitted ones.
+ */
+
+export interface EventRecord {
+  session: string;
+  seq: number;
+  type: string;
+  /** The complete status frame text, the same bytes over HTTP replay and the WebSocket. */
+  frame: string;
+}
+
+export interface EventPage {
+  session: string;
+  epoch: string;
+  head: number;
+  /** Seq of the oldest retained event, 0 when none is retained. */
+  oldest: number;
+  events: EventRecord[];
+}
+
+/** What a session's earlier tool-calls request left for its tool-results. */
+export interface StartedCall {
+  name: string;
+  /** Canonical JSON text of the `args` sent to tool-calls, or null when absent. */
+  argsJson: string | null;
+  /** JSON text of the `arguments` event member derived from those args. */
+  argumentsJson: string;
+  /** Timestamp (seconds) of the tool_starting event. */
+  startedAt: number;
+}
+
+export interface StartCallInput {
+  callId: string;
+  name: string;
+  argsJson: string | null;
+  /** Fingerprint of name and args: a repeat with another fingerprint is a conflict. */
+  fingerprint: string;
+  /** The tool_starting event data as JSON text. */
+  data: string;
+  argumentsJson: string;
+}
+
+export type StartCallOutcome =
+  | { status: 'created'; eventSeq: number; event: EventRecord }
+  | { status: 'duplicate'; eventSeq: number }
+  | { status: 'conflict'; message: string };
+
+export interface CompleteCallInput {
+  callId: string;
+  name: string;
+  /** Canonical JSON text of the body's args, or null when the body has none. */
+  argsJson: string | null;
+  /** Canonical JSON text of the complete result, stored and returned byte for byte. */
+  resultJson: string;
+  /** JSON text of the producer's execution_time, or null to measure it from the started call. */
+  executionTimeJson: string | null;
+  isError: boolean;
+  /** Fingerprint of name, args and result (CONTRACT.md section 4: compared as JSON text). */
+  fingerprint: string;
+  /**
+   * Builds the tool_completed event data as JSON text, given the earlier tool-calls record (if
+   * any) and the execution time in effect. Runs inside the write, so it must be pure.
+   */
+  composeData(started: StartedCall | undefined, executionTimeJson: string): string;
+}
+
+export type CompleteCallOutcome =
+  | { status: 'created'; queueSeq: number; eventSeq: number; event: EventRecord }
+  | { status: 'duplicate'; queueSeq: number; eventSeq: number }
+  | { status: 'conflict'; message: string };
+
+export interface QueueEntry {
+  queueSeq: number;
+  callId: string;
+  name: string;
+  argsJson: string | null;
+  resultJson: string;
+  executionTimeJson: string;
+  isError: boolean;
+  /** ISO 8601 time the server accepted the result. */
+  receivedAt: string;
+}
+
+export interface QueuePage {
+  session: string;
+  committed: number;
+  head: number;
+  entries: QueueEntry[];
+}
+
+export type AckOutcome = { status: 'ok'; committed: number } | { status: 'beyond_head'; head: number };
+
+export interface StoreListener {
+  /** Events committed, in seq order for their session. */
+  events?(events: readonly EventRecord[]): void;
+  /** A session's model queue has grown to `head`. */
+  queue?(session: string, head: number): void;
+}
+
+export interface Store {
+  /** `memory`, `sqlite` or `redis`: for logs and metrics. */
+  readonly kind: string;
+  open(): Promise<void>;
+  /** Finishes pending writes, then releases the backend. */
+  close(): Promise<void>;
+  /** False while the backend cannot take writes (for /readyz). */
+  isReady(): Promise<boolean>;
+
+  startCall(session: string, input: StartCallInput): Promise<StartCallOutcome>;
+  completeCall(session: string, input: CompleteCallInput): Promise<CompleteCallOutcome>;
+  appendEvent(session: string, type: string, dataJson: string): Promise<EventRecord>;
+
+  /** Entries with queueSeq > after (default: the committed cursor), at most `limit`. */
+  readQueue(session: string, after: number | undefined, limit: number): Promise<QueuePage>;
+  /** Moves the committed cursor forward to `through` (never back). */
+  ack(session: string, through: number): Promise<AckOutcome>;
+  /** Retained events with seq > after, oldest first, at most `limit`. */
+  readEvents(session: string, after: number, limit: number): Promise<EventPage>;
+  /** Unacknowledged entries across all sessions (for the queue depth gauge). */
+  queueDepth(): Promise<number>;
+
+  /** Registers a listener for committed writes; returns its removal. */
+  listen(listener: StoreListener): () => void;
+}
+
+export interface StoreOptions {
+  /** Events retained per session (HOROLOGIUM_HISTORY_SIZE). */
+  historySize: number;
+}
+
+/** The backend cannot be reached or cannot commit; the request stored nothing (503). */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}

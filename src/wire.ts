@@ -1,0 +1,201 @@
+/**
+ * The zod sources of every request body, query, reply and frame of CONTRACT.md sections 4 and 5.
+ * Routes validate with them; scripts/write-schemas.ts turns them into schemas/*.json and the
+ * OpenAPI document, and a test fails when the committed files drift from them.
+ */
+import { z } from 'zod';
+
+export const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+const CONTROL = /\p{Cc}/u;
+const codePoints = (s: string) => [...s].length;
+
+export const sessionId = z.string().regex(SESSION_ID).meta({ description: 'A session id.' });
+
+export const callId = z
+  .string()
+  .refine((s) => codePoints(s) >= 1 && codePoints(s) <= 256, 'call_id must be 1 to 256 characters')
+  .refine((s) => !CONTROL.test(s), 'call_id must not contain control characters')
+  .meta({ description: "The producer's call id, unique per session: the idempotency key." });
+
+export const toolName = z
+  .string()
+  .refine((s) => codePoints(s) >= 1 && codePoints(s) <= 256, 'name must be 1 to 256 characters')
+  .meta({ description: 'The tool name.' });
+
+/** Any JSON value; stored and returned byte for byte. */
+export const jsonValue = z.unknown().meta({ description: 'Any JSON value, kept byte for byte as sent.' });
+
+export const toolCallBody = z
+  .object({ call_id: callId, name: toolName, args: jsonValue.optional() })
+  .meta({ title: 'ToolCallBody', description: 'POST /v1/sessions/{session}/tool-calls' });
+
+export const toolResultBody = z
+  .object({
+    call_id: callId,
+    name: toolName,
+    result: jsonValue,
+    args: jsonValue.optional(),
+    execution_time: z.number().nonnegative().nullable().optional().meta({ description: 'Seconds.' }),
+    is_error: z.boolean().optional(),
+  })
+  .meta({ title: 'ToolResultBody', description: 'POST /v1/sessions/{session}/tool-results' });
+
+export const RESERVED_EVENT_TYPES: ReadonlySet<string> = new Set(['tool_starting', 'tool_completed']);
+
+export const eventBody = z
+  .object({
+    type: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/),
+    data: z.record(z.string(), jsonValue),
+  })
+  .meta({ title: 'EventBody', description: 'POST /v1/sessions/{session}/events' });
+
+export const ackBody = z
+  .object({ through: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER) })
+  .meta({ title: 'AckBody', description: 'POST /v1/sessions/{session}/queue/ack' });
+
+const wholeNumber = (max: number) =>
+  z
+    .string()
+    .regex(/^[0-9]{1,16}$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(0).max(max));
+
+export const queueQuery = z
+  .object({
+    after: wholeNumber(Number.MAX_SAFE_INTEGER).optional(),
+    limit: wholeNumber(1000).pipe(z.number().min(1)).default(100),
+    wait: z
+      .string()
+      .regex(/^[0-9]{1,6}(\.[0-9]{1,6})?$/, 'must be a number of seconds')
+      .transform(Number)
+      .pipe(z.number().max(60))
+      .default(0),
+  })
+  .meta({ title: 'QueueQuery' });
+
+export const eventsQuery = z
+  .object({
+    after: wholeNumber(Number.MAX_SAFE_INTEGER).default(0),
+    limit: wholeNumber(1000).pipe(z.number().min(1)).default(100),
+  })
+  .meta({ title: 'EventsQuery' });
+
+// Replies and frames: not parsed at run time (they are built as text), but published as schemas.
+
+const seq = z.number().int().min(0);
+
+export const errorReply = z
+  .object({
+    error: z.object({
+      code: z.string().regex(/^[A-Z][A-Z0-9_]*$/),
+      message: z.string(),
+      details: z.array(z.object({ path: z.string().optional(), message: z.string() })),
+    }),
+  })
+  .meta({ title: 'ErrorReply' });
+
+export const eventSeqReply = z.object({ event_seq: seq, duplicate: z.boolean().optional() }).meta({ title: 'EventSeqReply' });
+
+export const toolResultReply = z
+  .object({ call_id: z.string(), queue_seq: seq, event_seq: seq, duplicate: z.boolean() })
+  .meta({ title: 'ToolResultReply' });
+
+export const statusFrame = z
+  .object({
+    method: z.literal('status'),
+    result: z.object({
+      type: z.string(),
+      data: z.record(z.string(), jsonValue),
+      timestamp: z.number(),
+      uuid: z.string(),
+      session: z.string(),
+      seq,
+    }),
+  })
+  .meta({ title: 'StatusFrame' });
+
+export const queueEntry = z
+  .object({
+    queue_seq: seq,
+    call_id: z.string(),
+    name: z.string(),
+    args: jsonValue,
+    result: jsonValue,
+    execution_time: z.number().nullable(),
+    is_error: z.boolean(),
+    received_at: z.string(),
+    message: z.object({ role: z.literal('tool'), tool_call_id: z.string(), content: z.string() }),
+  })
+  .meta({ title: 'QueueEntry' });
+
+export const queueReply = z
+  .object({ session: z.string(), committed: seq, head: seq, entries: z.array(queueEntry) })
+  .meta({ title: 'QueueReply' });
+
+export const ackReply = z.object({ committed: seq }).meta({ title: 'AckReply' });
+
+export const eventsReply = z
+  .object({ session: z.string(), epoch: z.string(), head: seq, oldest: seq, events: z.array(statusFrame) })
+  .meta({ title: 'EventsReply' });
+
+export const subscribedFrame = z
+  .object({
+    method: z.literal('subscribed'),
+    result: z.object({ session: z.string(), epoch: z.string(), head: seq, oldest: seq, recovered: z.boolean() }),
+  })
+  .meta({ title: 'SubscribedFrame' });
+
+export const unsubscribedFrame = z
+  .object({ method: z.literal('unsubscribed'), result: z.object({ session: z.string() }) })
+  .meta({ title: 'UnsubscribedFrame' });
+
+export const errorFrame = z
+  .object({ method: z.literal('error'), result: z.object({ code: z.string(), message: z.string() }) })
+  .meta({ title: 'ErrorFrame' });
+
+export const refreshedFrame = z
+  .object({ method: z.literal('refreshed'), result: z.object({ exp: z.number() }) })
+  .meta({ title: 'RefreshedFrame' });
+
+export const subscribeMessage = z
+  .object({
+    method: z.literal('subscribe'),
+    params: z.object({
+      session: sessionId,
+      since: z.number().int().min(0).optional(),
+      epoch: z.string().optional(),
+    }),
+  })
+  .meta({ title: 'SubscribeMessage' });
+
+export const unsubscribeMessage = z
+  .object({ method: z.literal('unsubscribe'), params: z.object({ session: sessionId }) })
+  .meta({ title: 'UnsubscribeMessage' });
+
+export const authMessage = z
+  .object({ method: z.enum(['auth', 'refresh']), params: z.object({ token: z.string().min(1) }) })
+  .meta({ title: 'AuthMessage' });
+
+/** Every schema published in schemas/, by file name. */
+export const PUBLISHED = {
+  'tool-call-body': toolCallBody,
+  'tool-result-body': toolResultBody,
+  'event-body': eventBody,
+  'ack-body': ackBody,
+  'queue-query': queueQuery,
+  'events-query': eventsQuery,
+  'error-reply': errorReply,
+  'event-seq-reply': eventSeqReply,
+  'tool-result-reply': toolResultReply,
+  'queue-reply': queueReply,
+  'ack-reply': ackReply,
+  'events-reply': eventsReply,
+  'status-frame': statusFrame,
+  'subscribed-frame': subscribedFrame,
+  'unsubscribed-frame': unsubscribedFrame,
+  'error-frame': errorFrame,
+  'refreshed-frame': refreshedFrame,
+  'subscribe-message': subscribeMessage,
+  'unsubscribe-message': unsubscribeMessage,
+  'auth-message': authMessage,
+} as const;
