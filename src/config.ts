@@ -113,7 +113,9 @@ export interface Config {
   logLevel: (typeof LOG_LEVELS)[number];
 }
 
-export class ConfigError extends Error {}
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
 
 const LOOPBACK_NAMES = new Set(['localhost', '::1', '[::1]']);
 

@@ -64,12 +64,14 @@ export class JsonSyntaxError extends Error {
     readonly position: number,
   ) {
     super(`${message} at position ${position}`);
+    this.name = 'JsonSyntaxError';
   }
 }
 
 export class JsonNestingError extends Error {
   constructor(readonly maxDepth: number) {
     super(`JSON nested deeper than ${maxDepth} levels`);
+    this.name = 'JsonNestingError';
   }
 }
 

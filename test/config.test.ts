@@ -1,0 +1,79 @@
+import t from 'tap';
+import { loadConfig } from '../src/config.js';
+import { runToExit } from './helpers/process.js';
+
+t.test('defaults are those of CONTRACT.md section 8', async (t) => {
+  const c = loadConfig({});
+  t.match(c, {
+    port: 8080,
+    host: '127.0.0.1',
+    store: 'sqlite:./data/horologium.db',
+    previewLimit: 4000,
+    historySize: 1000,
+    heartbeatMs: 20000,
+    maxBufferedBytes: 4194304,
+    bodyLimit: 16777216,
+    logLevel: 'info',
+    insecure: false,
+  });
+  t.same([...c.passthroughTools], ['read_file']);
+  t.equal(c.auth.open, true);
+});
+
+t.test('every variable is read', async (t) => {
+  const c = loadConfig({
+    PORT: '9000',
+    HOST: '::1',
+    HOROLOGIUM_STORE: 'memory:',
+    HOROLOGIUM_PREVIEW_LIMIT: '80',
+    HOROLOGIUM_PASSTHROUGH_TOOLS: 'read_file, cat',
+    HOROLOGIUM_HISTORY_SIZE: '5',
+    HOROLOGIUM_HEARTBEAT_MS: '1000',
+    HOROLOGIUM_MAX_BUFFERED_BYTES: '65536',
+    HOROLOGIUM_BODY_LIMIT: '2048',
+    HOROLOGIUM_ALLOWED_ORIGINS: 'https://a.example,https://b.example',
+    HOROLOGIUM_TOKENS: JSON.stringify([{ token: 'x'.repeat(32), scopes: ['publish'], sessions: ['team-a:*'] }]),
+    LOG_LEVEL: 'debug',
+  });
+  t.match(c, { port: 9000, host: '::1', store: 'memory:', previewLimit: 80, historySize: 5, heartbeatMs: 1000, maxBufferedBytes: 65536, bodyLimit: 2048, logLevel: 'debug' });
+  t.same([...c.passthroughTools], ['read_file', 'cat']);
+  t.same(c.allowedOrigins, ['https://a.example', 'https://b.example']);
+  t.equal(c.auth.open, false);
+  t.equal(c.auth.tokens.length, 1);
+});
+
+t.test('an invalid value names the variable', async (t) => {
+  const bad: Record<string, string> = {
+    PORT: 'eighty',
+    HOROLOGIUM_STORE: 'mysql://x',
+    HOROLOGIUM_PREVIEW_LIMIT: '3',
+    HOROLOGIUM_HISTORY_SIZE: '0',
+    HOROLOGIUM_HEARTBEAT_MS: '-5',
+    HOROLOGIUM_MAX_BUFFERED_BYTES: '1e6',
+    HOROLOGIUM_BODY_LIMIT: 'lots',
+    HOROLOGIUM_INSECURE: 'yes',
+    HOROLOGIUM_TOKENS: '[{"token":"short"}]',
+    LOG_LEVEL: 'loud',
+  };
+  for (const [name, value] of Object.entries(bad)) {
+    t.throws(() => loadConfig({ [name]: value }), { name: 'ConfigError' }, name);
+    try {
+      loadConfig({ [name]: value });
+    } catch (err) {
+      t.match((err as Error).message, name, `${name} is named`);
+    }
+  }
+});
+
+t.test('open mode listens on loopback only unless HOROLOGIUM_INSECURE=1', async (t) => {
+  t.throws(() => loadConfig({ HOST: '0.0.0.0' }), /HOROLOGIUM_INSECURE/);
+  t.equal(loadConfig({ HOST: '0.0.0.0', HOROLOGIUM_INSECURE: '1' }).host, '0.0.0.0');
+  t.equal(loadConfig({ HOST: '0.0.0.0', HOROLOGIUM_JWT_SECRET: 's'.repeat(32) }).host, '0.0.0.0');
+  for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1']) t.equal(loadConfig({ HOST: host }).host, host);
+});
+
+t.test('the server stops at start-up with the message', async (t) => {
+  const r = await runToExit({ HOROLOGIUM_HISTORY_SIZE: 'many', HOROLOGIUM_STORE: 'memory:' });
+  t.equal(r.code, 2);
+  t.match(r.output, /HOROLOGIUM_HISTORY_SIZE: HOROLOGIUM_HISTORY_SIZE must be a whole number/);
+});

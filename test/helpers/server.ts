@@ -1,0 +1,70 @@
+/** Starts a real listening Horologium on port 0 for a test, and closes it at teardown. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Test } from 'tap';
+import { buildApp } from '../../src/app.js';
+import { testConfig, type Config } from '../../src/config.js';
+
+export interface Running {
+  app: FastifyInstance;
+  url: string;
+  config: Config;
+  /** POST JSON text (sent as is) or a value (JSON.stringify'd). */
+  post(path: string, body: unknown, headers?: Record<string, string>): Promise<Reply>;
+  get(path: string, headers?: Record<string, string>): Promise<Reply>;
+}
+
+export interface Reply {
+  status: number;
+  text: string;
+  json: any;
+  headers: Headers;
+}
+
+export function tempDir(t: Test): string {
+  const dir = mkdtempSync(join(tmpdir(), 'horologium-test-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function toReply(res: Response): Promise<Reply> {
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, text, json, headers: res.headers };
+}
+
+export function client(url: string) {
+  return {
+    async post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+      const res = await fetch(url + path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body),
+      });
+      return toReply(res);
+    },
+    async get(path: string, headers: Record<string, string> = {}): Promise<Reply> {
+      return toReply(await fetch(url + path, { headers }));
+    },
+  };
+}
+
+/** A server on a sqlite file in a fresh temporary directory unless `overrides.store` says otherwise. */
+export async function startServer(t: Test, overrides: Partial<Config> = {}): Promise<Running> {
+  const store = overrides.store ?? `sqlite:${join(tempDir(t), 'horologium.db')}`;
+  const config = testConfig({ ...overrides, store });
+  const app = await buildApp(config);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  t.teardown(() => app.close());
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('no address');
+  const url = `http://127.0.0.1:${address.port}`;
+  return { app, url, config, ...client(url) };
+}

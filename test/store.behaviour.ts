@@ -1,0 +1,146 @@
+/**
+ * The Store contract's behaviour suite: every backend runs exactly these tests
+ * (test/store-*.test.ts), so that they cannot drift apart.
+ */
+import type { Test } from 'tap';
+import type { CompleteCallInput, Store } from '../src/store/types.js';
+
+export type StoreFactory = (t: Test, options: { historySize: number }) => Promise<{ store: Store; reopen?: () => Promise<Store> }>;
+
+export function result(callId: string, resultJson: string, fingerprint = resultJson): CompleteCallInput {
+  return {
+    callId,
+    name: 'tool',
+    argsJson: null,
+    resultJson,
+    executionTimeJson: null,
+    isError: false,
+    fingerprint,
+    composeData: (started, exec) => `{"call_id":${JSON.stringify(callId)},"execution_time":${exec},"started":${started ? JSON.stringify(started.name) : 'null'}}`,
+  };
+}
+
+export function storeBehaviour(t: Test, make: StoreFactory): void {
+  t.test('seqs start at 1 and have no gaps across kinds of writes', async (t) => {
+    const { store } = await make(t, { historySize: 100 });
+    const a = await store.appendEvent('s', 'note', '{"n":1}');
+    const started = await store.startCall('s', { callId: 'c1', name: 'grep', argsJson: '{"q":1}', argumentsJson: '{"q":1}', fingerprint: 'f', data: '{}' });
+    const done = await store.completeCall('s', result('c1', '{"big":12345678901234567890123}'));
+    const other = await store.appendEvent('other', 'note', '{}');
+    t.equal(a.seq, 1);
+    t.match(started, { status: 'created', eventSeq: 2 });
+    t.match(done, { status: 'created', queueSeq: 1, eventSeq: 3 });
+    t.equal(other.seq, 1, 'sessions are independent');
+    const page = await store.readEvents('s', 0, 100);
+    t.same(page.events.map((e) => e.seq), [1, 2, 3]);
+    t.equal(page.head, 3);
+    t.equal(page.oldest, 1);
+    t.match(JSON.parse(page.events[2]!.frame), { method: 'status', result: { type: 'tool_completed', session: 's', seq: 3, data: { call_id: 'c1', started: 'grep' } } });
+  });
+
+  t.test('concurrent writes get distinct, gapless seqs in acceptance order', async (t) => {
+    const { store } = await make(t, { historySize: 1000 });
+    const writes = Array.from({ length: 200 }, (_, k) =>
+      k % 2 === 0 ? store.appendEvent('s', 'note', `{"k":${k}}`) : store.completeCall('s', result(`c${k}`, `{"k":${k}}`)),
+    );
+    const outcomes = await Promise.all(writes);
+    const seqs = outcomes.map((o) => ('seq' in o ? o.seq : (o as { eventSeq: number }).eventSeq));
+    t.same(seqs, Array.from({ length: 200 }, (_, k) => k + 1), 'event seqs follow submission order');
+    const queueSeqs = outcomes.filter((o) => 'queueSeq' in o).map((o) => (o as { queueSeq: number }).queueSeq);
+    t.same(queueSeqs, Array.from({ length: 100 }, (_, k) => k + 1));
+    const page = await store.readQueue('s', 0, 1000);
+    t.same(page.entries.map((e) => e.resultJson), Array.from({ length: 100 }, (_, k) => `{"k":${2 * k + 1}}`));
+  });
+
+  t.test('idempotency by call_id', async (t) => {
+    const { store } = await make(t, { historySize: 100 });
+    const first = await store.completeCall('s', result('c1', '{"a":1}'));
+    const again = await store.completeCall('s', result('c1', '{"a":1}'));
+    const clash = await store.completeCall('s', result('c1', '{"a":2}'));
+    t.match(first, { status: 'created', queueSeq: 1, eventSeq: 1 });
+    t.same(again, { status: 'duplicate', queueSeq: 1, eventSeq: 1 });
+    t.equal(clash.status, 'conflict');
+    const [twin1, twin2] = await Promise.all([store.completeCall('s', result('c2', '{}')), store.completeCall('s', result('c2', '{}'))]);
+    t.match(twin1, { status: 'created', queueSeq: 2 });
+    t.match(twin2, { status: 'duplicate', queueSeq: 2 });
+    t.equal((await store.readQueue('s', 0, 10)).head, 2, 'stored once');
+    t.equal((await store.readEvents('s', 0, 10)).head, 2, 'published once');
+    const startAgain = { callId: 'c3', name: 'x', argsJson: null, argumentsJson: 'null', fingerprint: 'f', data: '{}' };
+    t.match(await store.startCall('s', startAgain), { status: 'created', eventSeq: 3 });
+    t.same(await store.startCall('s', startAgain), { status: 'duplicate', eventSeq: 3 });
+    t.equal((await store.startCall('s', { ...startAgain, fingerprint: 'g' })).status, 'conflict');
+    t.equal((await store.startCall('s', { ...startAgain, callId: 'c1' })).status, 'conflict', 'a completed call cannot start');
+  });
+
+  t.test('queue cursor: default read, ack is monotonic, never beyond head', async (t) => {
+    const { store } = await make(t, { historySize: 100 });
+    for (let k = 1; k <= 5; k++) await store.completeCall('s', result(`c${k}`, `${k}`));
+    t.same((await store.readQueue('s', undefined, 2)).entries.map((e) => e.queueSeq), [1, 2]);
+    t.same(await store.ack('s', 3), { status: 'ok', committed: 3 });
+    t.same(await store.ack('s', 1), { status: 'ok', committed: 3 }, 'a lower ack changes nothing');
+    t.same(await store.ack('s', 6), { status: 'beyond_head', head: 5 });
+    const page = await store.readQueue('s', undefined, 100);
+    t.equal(page.committed, 3);
+    t.same(page.entries.map((e) => e.queueSeq), [4, 5]);
+    t.same((await store.readQueue('s', 0, 100)).entries.length, 5, 'acknowledged entries stay readable');
+    t.equal(await store.queueDepth(), 2);
+    t.same(await store.ack('unknown', 0), { status: 'ok', committed: 0 });
+  });
+
+  t.test('history keeps the last historySize events', async (t) => {
+    const { store } = await make(t, { historySize: 3 });
+    for (let k = 1; k <= 7; k++) await store.appendEvent('s', 'note', `{"k":${k}}`);
+    const page = await store.readEvents('s', 0, 100);
+    t.same(page.events.map((e) => e.seq), [5, 6, 7]);
+    t.equal(page.oldest, 5);
+    t.equal(page.head, 7);
+    t.same((await store.readEvents('s', 5, 1)).events.map((e) => e.seq), [6]);
+    const empty = await store.readEvents('nobody', 0, 100);
+    t.same([empty.head, empty.oldest, empty.events.length], [0, 0, 0]);
+    t.equal(typeof empty.epoch, 'string');
+    t.equal(empty.epoch, page.epoch, 'one epoch per store incarnation');
+  });
+
+  t.test('listeners hear committed events in order, and queue growth', async (t) => {
+    const { store } = await make(t, { historySize: 100 });
+    const heard: number[] = [];
+    const queues: Array<[string, number]> = [];
+    const off = store.listen({ events: (es) => heard.push(...es.map((e) => e.seq)), queue: (s, h) => queues.push([s, h]) });
+    await Promise.all([store.appendEvent('s', 'a', '{}'), store.completeCall('s', result('c', '1')), store.appendEvent('s', 'b', '{}')]);
+    t.same(heard, [1, 2, 3]);
+    t.same(queues, [['s', 1]]);
+    off();
+    await store.appendEvent('s', 'c', '{}');
+    t.same(heard, [1, 2, 3], 'removed listeners hear nothing');
+  });
+
+  t.test('results are stored byte for byte, whatever their size', async (t) => {
+    const { store } = await make(t, { historySize: 100 });
+    const big = `{"s":"${'é😀x'.repeat(700_000)}","n":12345678901234567890123}`;
+    await store.completeCall('s', result('big', big));
+    const [entry] = (await store.readQueue('s', 0, 1)).entries;
+    t.equal(entry?.resultJson, big);
+    t.equal(entry?.executionTimeJson, 'null', 'no start and no producer time: null');
+  });
+
+  t.test('a reopened store keeps seqs, cursor, idempotency and epoch', async (t) => {
+    const made = await make(t, { historySize: 100 });
+    if (!made.reopen) {
+      t.pass('this backend keeps nothing across a restart (a new epoch says so)');
+      return;
+    }
+    const { store } = made;
+    await store.completeCall('s', result('c1', '1'));
+    await store.completeCall('s', result('c2', '2'));
+    await store.ack('s', 1);
+    const epoch = (await store.readEvents('s', 0, 1)).epoch;
+    await store.close();
+    const again = await made.reopen();
+    t.same(await again.completeCall('s', result('c1', '1')), { status: 'duplicate', queueSeq: 1, eventSeq: 1 });
+    t.match(await again.completeCall('s', result('c3', '3')), { status: 'created', queueSeq: 3, eventSeq: 3 });
+    const page = await again.readQueue('s', undefined, 10);
+    t.equal(page.committed, 1);
+    t.same(page.entries.map((e) => e.queueSeq), [2, 3]);
+    t.equal((await again.readEvents('s', 0, 1)).epoch, epoch);
+  });
+}
