@@ -55,6 +55,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     forceCloseConnections: 'idle',
   });
 
+  if (!config.auth.open) {
+    // Refuse rather than run open while the operator believes tokens are enforced.
+    throw new Error(
+      'HOROLOGIUM_TOKENS / HOROLOGIUM_JWT_SECRET / HOROLOGIUM_JWT_PUBLIC_KEY: token auth is not enforced by this build yet; unset them (loopback only) to run open',
+    );
+  }
   const store = options.store ?? createStore(config.store, { historySize: config.historySize });
   await store.open();
   const metrics = new Metrics(store);

@@ -77,3 +77,9 @@ t.test('the server stops at start-up with the message', async (t) => {
   t.equal(r.code, 2);
   t.match(r.output, /HOROLOGIUM_HISTORY_SIZE: HOROLOGIUM_HISTORY_SIZE must be a whole number/);
 });
+
+t.test('configured tokens are refused while this build cannot enforce them', async (t) => {
+  const r = await runToExit({ HOROLOGIUM_STORE: 'memory:', HOROLOGIUM_JWT_SECRET: 's'.repeat(40), PORT: '0' });
+  t.equal(r.code, 2);
+  t.match(r.output, /token auth is not enforced by this build yet/);
+});
