@@ -36,7 +36,9 @@ export class Metrics {
       help: 'Unacknowledged model queue entries across all sessions.',
       registers: [registry],
       async collect() {
-        this.set(await store.queueDepth());
+        // An unreachable store must not turn /metrics into a 500; the gauge keeps its last value.
+        const depth = await store.queueDepth().catch(() => undefined);
+        if (depth !== undefined) this.set(depth);
       },
     });
     collectDefaultMetrics({ register: registry, prefix: 'horologium_' });

@@ -155,6 +155,7 @@ export class SqliteStore implements Store {
   }
 
   async readQueue(session: string, after: number | undefined, limit: number): Promise<QueuePage> {
+    this.assertOpen();
     const heads = this.tx.heads(session);
     const rows = this.statements.readQueue.all(session, after ?? heads.committed, limit) as QueueRow[];
     return {
@@ -185,6 +186,7 @@ export class SqliteStore implements Store {
   }
 
   async readEvents(session: string, after: number, limit: number): Promise<EventPage> {
+    this.assertOpen();
     const heads = this.tx.heads(session);
     const oldest = (this.statements.oldestEvent.get(session) as { oldest: number | null }).oldest ?? 0;
     const rows = this.statements.readEvents.all(session, after, limit) as { seq: number; type: string; frame: string }[];
@@ -198,11 +200,16 @@ export class SqliteStore implements Store {
   }
 
   async queueDepth(): Promise<number> {
+    this.assertOpen();
     return (this.statements.queueDepth.get() as { depth: number | null }).depth ?? 0;
   }
 
   listen(listener: StoreListener): () => void {
     return this.listeners.add(listener);
+  }
+
+  private assertOpen(): void {
+    if (!this.db?.open) throw new StoreUnavailableError('the sqlite store is closed');
   }
 
   private write<T>(run: () => T): Promise<T> {
