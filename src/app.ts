@@ -12,6 +12,7 @@ import { eventRoutes } from './routes/events.js';
 import { ingestRoutes } from './routes/ingest.js';
 import { opsRoutes } from './routes/ops.js';
 import { queueRoutes } from './routes/queue.js';
+import { streamRoutes } from './routes/stream.js';
 import { createStore } from './store/index.js';
 import { QueueWatch } from './store/queue-watch.js';
 import { StoreUnavailableError, type Store } from './store/types.js';
@@ -120,6 +121,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   queueRoutes(app, ctx);
   eventRoutes(app, ctx);
   opsRoutes(app, ctx);
+  await streamRoutes(app, ctx);
 
   app.addHook('preClose', async () => {
     queueWatch.close();

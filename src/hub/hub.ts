@@ -1,0 +1,64 @@
+/**
+ * Local fan-out: session → subscriptions. Each committed event is turned into bytes once and the
+ * same Buffer is written to every subscriber; nothing is stringified per subscriber. Also runs the
+ * heartbeat: a 💓 text frame and a protocol ping every interval, and drops a peer whose last pong
+ * is older than two intervals.
+ */
+import type { Store } from '../store/types.js';
+import { CLOSE, type Connection, type Subscription, type SubscriptionRegistry } from './connection.js';
+import { HEARTBEAT } from './frames.js';
+
+export class Hub implements SubscriptionRegistry {
+  private readonly sessions = new Map<string, Set<Subscription>>();
+  readonly connections = new Set<Connection>();
+  private readonly unlisten: () => void;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(store: Store, private readonly heartbeatMs: number) {
+    this.unlisten = store.listen({
+      events: (events) => {
+        for (const e of events) {
+          const subs = this.sessions.get(e.session);
+          if (!subs) continue;
+          const bytes = Buffer.from(e.frame);
+          for (const sub of [...subs]) sub.connection.deliver(sub, e.seq, bytes);
+        }
+      },
+    });
+    this.timer = setInterval(() => this.beat(), heartbeatMs);
+    this.timer.unref();
+  }
+
+  add(sub: Subscription): void {
+    let set = this.sessions.get(sub.session);
+    if (!set) this.sessions.set(sub.session, (set = new Set()));
+    set.add(sub);
+  }
+
+  remove(sub: Subscription): void {
+    const set = this.sessions.get(sub.session);
+    if (!set) return;
+    set.delete(sub);
+    if (set.size === 0) this.sessions.delete(sub.session);
+  }
+
+  /** Shutdown: every client gets 1001 (reconnect elsewhere). */
+  closeAll(): void {
+    clearInterval(this.timer);
+    this.unlisten();
+    for (const c of this.connections) c.close(CLOSE.GOING_AWAY, 'server going away');
+  }
+
+  private beat(): void {
+    const now = Date.now();
+    for (const c of this.connections) {
+      if (now - c.lastPong > 2 * this.heartbeatMs) {
+        c.dispose();
+        c.ws.terminate();
+        continue;
+      }
+      c.sendText(HEARTBEAT);
+      c.ws.ping();
+    }
+  }
+}
