@@ -1,0 +1,47 @@
+/** The TypeScript client in Node against a real server that is stopped and started again. */
+import { join } from 'node:path';
+import t from 'tap';
+import WebSocket from 'ws';
+import { buildApp } from '../src/app.js';
+import { HorologiumClient, type StatusEvent, type SubscribedInfo } from '../src/client/index.js';
+import { testConfig } from '../src/config.js';
+import { client, tempDir } from './helpers/server.js';
+import { freePort } from './helpers/process.js';
+
+t.test('reconnects, resumes from its last seq, and sees every event exactly once', async (t) => {
+  const port = await freePort();
+  const config = testConfig({ store: `sqlite:${join(tempDir(t), 'c.db')}`, port });
+  const start = async () => {
+    const app = await buildApp(config);
+    await app.listen({ port, host: '127.0.0.1' });
+    return app;
+  };
+  const api = client(`http://127.0.0.1:${port}`);
+  let app = await start();
+  for (let k = 1; k <= 3; k++) await api.post('/v1/sessions/cs/events', { type: 'n', data: { k } });
+  const events: StatusEvent[] = [];
+  const subscribed: SubscribedInfo[] = [];
+  const c = new HorologiumClient({
+    url: `ws://127.0.0.1:${port}/v1/stream`,
+    WebSocket: WebSocket as never,
+    onEvent: (e) => events.push(e),
+    onSubscribed: (s) => subscribed.push(s),
+    backoff: { initialMs: 50, maxMs: 200 },
+  });
+  t.teardown(() => c.close());
+  c.subscribe('cs', 0);
+  const until = async (pred: () => boolean) => {
+    for (let k = 0; k < 200 && !pred(); k++) await new Promise((r) => setTimeout(r, 25));
+  };
+  await until(() => events.length === 3);
+  await app.close();
+  app = await start();
+  t.teardown(() => app.close());
+  for (let k = 4; k <= 6; k++) await api.post('/v1/sessions/cs/events', { type: 'n', data: { k } });
+  await until(() => events.length >= 6);
+  await new Promise((r) => setTimeout(r, 200));
+  t.same(events.map((e) => e.seq), [1, 2, 3, 4, 5, 6]);
+  t.equal(subscribed.length, 2, 'subscribed again after the reconnect');
+  t.equal(subscribed[1]?.recovered, true);
+  t.equal(c.lastSeq('cs'), 6);
+});
