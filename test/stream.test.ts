@@ -174,3 +174,25 @@ t.test('a client that stops reading is closed with 4008; the other subscriber ge
   (slow.ws as any)._socket.resume();
   t.equal((await slow.closed).code, 4008);
 });
+
+t.test('a peer that answers no ping is dropped within two intervals', async (t) => {
+  const srv = await startServer(t, { heartbeatMs: 100 });
+  const c = await connect(srv);
+  t.teardown(() => c.ws.terminate());
+  const clients = (srv.app as any).websocketServer.clients as Set<WebSocket>;
+  t.equal(clients.size, 1);
+  (c.ws as any)._socket.pause();
+  await new Promise((r) => setTimeout(r, 600));
+  t.equal(clients.size, 0, 'terminated by the server');
+});
+
+t.test('SIGTERM: connected clients get 1001 before the process exits', async (t) => {
+  const { spawnServer } = await import('./helpers/process.js');
+  const proc = await spawnServer(t, { HOROLOGIUM_STORE: 'memory:' });
+  const ws = new WebSocket(`${proc.url.replace('http', 'ws')}/v1/stream?session=x`);
+  await new Promise((r) => ws.once('message', r));
+  const closed = new Promise<number>((r) => ws.on('close', (code) => r(code)));
+  proc.child.kill('SIGTERM');
+  t.equal(await closed, 1001);
+  t.equal((await proc.exited).code, 0);
+});
