@@ -75,6 +75,12 @@ interface QueueRow {
   received_at: string;
 }
 
+interface BatchOutcome {
+  outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }>;
+  events: EventRecord[];
+  queues: Map<string, number>;
+}
+
 interface PendingWrite {
   run: () => unknown;
   resolve: (value: unknown) => void;
@@ -229,36 +235,51 @@ export class SqliteStore implements Store {
     const batch = this.pending;
     if (batch.length === 0) return;
     this.pending = [];
-    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
-    const savepoint = this.db.transaction((run: () => unknown) => run());
-    const events: EventRecord[] = [];
-    const queues = new Map<string, number>();
+    let done: BatchOutcome;
     try {
-      this.db.transaction(() => {
-        for (const write of batch) {
-          this.batchEvents = [];
-          this.batchQueues = new Map();
-          try {
-            outcomes.push({ ok: true, value: savepoint(write.run) });
-            events.push(...this.batchEvents);
-            for (const [s, head] of this.batchQueues) queues.set(s, head);
-          } catch (error) {
-            outcomes.push({ ok: false, error });
-          }
-        }
-      })();
+      // Fast path without savepoints (they cost more than the rest of a write). If any write
+      // throws, the whole transaction rolls back and the batch runs again, one savepoint a write,
+      // so that the failing write rolls back alone. Nothing of the first try was announced.
+      done = this.runBatch(batch, false) ?? (this.runBatch(batch, true) as BatchOutcome);
     } catch (error) {
       const failure = new StoreUnavailableError(`sqlite commit failed: ${(error as Error).message}`, { cause: error });
       for (const write of batch) write.reject(failure);
       return;
     }
     batch.forEach((write, k) => {
-      const outcome = outcomes[k];
+      const outcome = done.outcomes[k];
       if (outcome?.ok) write.resolve(outcome.value);
       else write.reject(outcome?.error);
     });
-    this.listeners.events(events);
-    for (const [s, head] of queues) this.listeners.queue(s, head);
+    this.listeners.events(done.events);
+    for (const [s, head] of done.queues) this.listeners.queue(s, head);
+  }
+
+  /** One transaction over `batch`; undefined when a write threw and `isolate` was off. */
+  private runBatch(batch: PendingWrite[], isolate: boolean): BatchOutcome | undefined {
+    const done: BatchOutcome = { outcomes: [], events: [], queues: new Map() };
+    const savepoint = this.db.transaction((run: () => unknown) => run());
+    const aborted = new Error('a write failed; retrying the batch with savepoints');
+    try {
+      this.db.transaction(() => {
+        for (const write of batch) {
+          this.batchEvents = [];
+          this.batchQueues = new Map();
+          try {
+            done.outcomes.push({ ok: true, value: isolate ? savepoint(write.run) : write.run() });
+            done.events.push(...this.batchEvents);
+            for (const [s, head] of this.batchQueues) done.queues.set(s, head);
+          } catch (error) {
+            if (!isolate) throw aborted;
+            done.outcomes.push({ ok: false, error });
+          }
+        }
+      })();
+    } catch (error) {
+      if (error === aborted) return undefined;
+      throw error;
+    }
+    return done;
   }
 
   private prepare() {
