@@ -2,7 +2,7 @@
  * buildApp(config): the whole service as one Fastify instance, testable without a port. The
  * process concerns (listen, signals) live in server.ts.
  */
-import Fastify, { LogController, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { AppContext } from './app-context.js';
 import type { Config } from './config.js';
 import { errorBody, HorologiumError } from './errors.js';
@@ -17,10 +17,12 @@ import { createStore } from './store/index.js';
 import { QueueWatch } from './store/queue-watch.js';
 import { StoreUnavailableError, type Store } from './store/types.js';
 
+/** Fields of the one log line written per request; never a body or a token. */
+type RequestLogContext = { session?: string; call_id?: string };
+
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Fields of the one log line written per request; never a body or a token. */
-    logContext: { session?: string; call_id?: string };
+    logContext: RequestLogContext;
   }
   interface FastifyInstance {
     horologium: AppContext;
@@ -68,7 +70,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const queueWatch = new QueueWatch(store);
   const ctx: AppContext = { config, store, metrics, queueWatch };
   app.decorate('horologium', ctx);
-  app.decorateRequest('logContext', null as unknown as FastifyRequestLogContext);
+  app.decorateRequest('logContext', null as unknown as RequestLogContext);
 
   app.addHook('onRequest', async (request) => {
     request.logContext = {};
@@ -92,30 +94,25 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   registerJsonBodyParser(app);
 
+  /** Every error reply: the catalog entry's envelope, with the status it names unless overridden. */
+  const sendError = (reply: FastifyReply, e: HorologiumError, status = e.status) =>
+    reply.code(status).headers(e.headers).type('application/json; charset=utf-8').send(errorBody(e.code, e.message, e.details));
+
   app.setErrorHandler((error: FastifyError | HorologiumError, request, reply) => {
-    if (error instanceof HorologiumError) {
-      return reply.code(error.status).headers(error.headers).type('application/json; charset=utf-8').send(errorBody(error.code, error.message, error.details));
-    }
+    if (error instanceof HorologiumError) return sendError(reply, error);
     if (error instanceof StoreUnavailableError) {
       request.log.warn({ err: error.message }, 'store unavailable');
-      return reply.code(503).header('retry-after', '1').type('application/json; charset=utf-8').send(errorBody('STORE_UNAVAILABLE', 'The store is unreachable; retry later.'));
+      return sendError(reply, new HorologiumError('STORE_UNAVAILABLE', undefined, [], { 'retry-after': '1' }));
     }
     const mapped = error.code ? FASTIFY_CODES[error.code] : undefined;
-    if (mapped) {
-      const e = new HorologiumError(mapped);
-      return reply.code(e.status).type('application/json; charset=utf-8').send(errorBody(e.code, e.message));
-    }
+    if (mapped) return sendError(reply, new HorologiumError(mapped));
     const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
-    if (status >= 400 && status < 500) {
-      return reply.code(status).type('application/json; charset=utf-8').send(errorBody('BAD_REQUEST', 'The request is malformed.'));
-    }
+    if (status >= 400 && status < 500) return sendError(reply, new HorologiumError('BAD_REQUEST'), status);
     request.log.error({ err: error }, 'unhandled error');
-    return reply.code(500).type('application/json; charset=utf-8').send(errorBody('INTERNAL', 'Something went wrong on our side; it has been logged.'));
+    return sendError(reply, new HorologiumError('INTERNAL'));
   });
 
-  app.setNotFoundHandler((_request, reply) =>
-    reply.code(404).type('application/json; charset=utf-8').send(errorBody('NOT_FOUND', 'There is no such endpoint.')),
-  );
+  app.setNotFoundHandler((_request, reply) => sendError(reply, new HorologiumError('NOT_FOUND')));
 
   ingestRoutes(app, ctx);
   queueRoutes(app, ctx);
@@ -131,5 +128,3 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   return app;
 }
-
-type FastifyRequestLogContext = { session?: string; call_id?: string };

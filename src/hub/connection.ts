@@ -128,12 +128,12 @@ export class Connection {
   /** Closes with `code` after what is already queued; cuts a peer that does not read it. */
   close(code: number, reason = ''): void {
     if (this.closing) return;
-    this.closing = true;
-    for (const sub of [...this.subscriptions.values()]) this.drop(sub);
+    this.dispose();
     this.ws.close(code, reason);
     setTimeout(() => this.ws.terminate(), CLOSE_GRACE_MS).unref();
   }
 
+  /** Stops all delivery to this connection (it is closing or closed). */
   dispose(): void {
     this.closing = true;
     for (const sub of [...this.subscriptions.values()]) this.drop(sub);

@@ -21,7 +21,9 @@ export class Hub implements SubscriptionRegistry {
           const subs = this.sessions.get(e.session);
           if (!subs) continue;
           const bytes = Buffer.from(e.frame);
-          for (const sub of [...subs]) sub.connection.deliver(sub, e.seq, bytes);
+          // A delivery may close its connection and remove that subscription: deleting from a Set
+          // being iterated is safe, so no copy is made per event.
+          for (const sub of subs) sub.connection.deliver(sub, e.seq, bytes);
         }
       },
     });

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { HorologiumError } from '../errors.js';
 import { toolCompletedData, toolStartingData } from '../events/tool-events.js';
 import { jsonText, member, type JsonNode } from '../json/lossless.js';
-import { argumentTexts, NO_ARGUMENTS } from '../preview/arguments.js';
+import { argumentTexts, NO_ARGUMENTS, withLongStringsTruncated } from '../preview/arguments.js';
 import { previewJson } from '../preview/preview.js';
 import type { AppContext } from '../app-context.js';
 import { eventBody, RESERVED_EVENT_TYPES, toolCallBody, toolResultBody } from '../wire.js';
@@ -60,7 +60,7 @@ export function ingestRoutes(app: FastifyInstance, ctx: AppContext): void {
     const resultJson = jsonText(doc, resultNode);
     const argsJson = argsNode ? jsonText(doc, argsNode) : null;
     const preview = previewJson(doc, resultNode, fields.name, previewOptions);
-    const bodyArguments = argsNode ? argumentTexts(doc, argsNode, config.previewLimit).arguments : undefined;
+    const bodyArguments = argsNode ? withLongStringsTruncated(doc, argsNode, config.previewLimit) : undefined;
     const isError = fields.is_error ?? false;
     const outcome = await store.completeCall(session, {
       callId: fields.call_id,

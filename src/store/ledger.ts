@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { statusFrame } from '../hub/frames.js';
 import type {
+  AckOutcome,
   CompleteCallInput,
   CompleteCallOutcome,
   EventRecord,
@@ -140,8 +141,11 @@ function roundMicros(seconds: number): number {
   return Math.round(seconds * 1e6) / 1e6;
 }
 
-/** Moves the committed cursor forward; shared so that every backend answers ack alike. */
-export function ackHeads(heads: SessionHeads, through: number): SessionHeads | { beyondHead: number } {
-  if (through > heads.queueHead) return { beyondHead: heads.queueHead };
-  return { ...heads, committed: Math.max(heads.committed, through) };
+/** Moves the committed cursor forward (never back, never past the head); shared by every backend. */
+export function ack(tx: LedgerTx, session: string, through: number): AckOutcome {
+  const heads = tx.heads(session);
+  if (through > heads.queueHead) return { status: 'beyond_head', head: heads.queueHead };
+  const committed = Math.max(heads.committed, through);
+  if (committed !== heads.committed) tx.setHeads(session, { ...heads, committed });
+  return { status: 'ok', committed };
 }

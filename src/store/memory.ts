@@ -3,7 +3,7 @@
  * apply synchronously, which makes each of them trivially atomic and ordered.
  */
 import { randomUUID } from 'node:crypto';
-import { ackHeads, EMPTY_HEADS, Ledger, type CallRecord, type Clock, type LedgerTx, type SessionHeads } from './ledger.js';
+import { ack, EMPTY_HEADS, Ledger, type CallRecord, type Clock, type LedgerTx, type SessionHeads } from './ledger.js';
 import { Listeners } from './listeners.js';
 import type {
   AckOutcome,
@@ -75,11 +75,7 @@ export class MemoryStore implements Store, LedgerTx {
   }
 
   async ack(session: string, through: number): Promise<AckOutcome> {
-    const heads = this.heads(session);
-    const next = ackHeads(heads, through);
-    if ('beyondHead' in next) return { status: 'beyond_head', head: next.beyondHead };
-    if (next.committed !== heads.committed) this.setHeads(session, next);
-    return { status: 'ok', committed: next.committed };
+    return ack(this, session, through);
   }
 
   async readEvents(session: string, after: number, limit: number): Promise<EventPage> {

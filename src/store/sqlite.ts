@@ -11,7 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { ackHeads, EMPTY_HEADS, Ledger, type CallRecord, type Clock, type LedgerTx, type SessionHeads } from './ledger.js';
+import { ack, EMPTY_HEADS, Ledger, type CallRecord, type Clock, type LedgerTx, type SessionHeads } from './ledger.js';
 import { Listeners } from './listeners.js';
 import {
   StoreUnavailableError,
@@ -92,6 +92,8 @@ export class SqliteStore implements Store {
   private db!: Database.Database;
   private tx!: LedgerTx;
   private statements!: ReturnType<SqliteStore['prepare']>;
+  /** Runs one write in a savepoint (better-sqlite3 nests transactions as savepoints). */
+  private savepoint!: (run: () => unknown) => unknown;
   private epoch = '';
   private readonly ledger: Ledger;
   private readonly listeners = new Listeners();
@@ -120,6 +122,7 @@ export class SqliteStore implements Store {
     this.db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)').run('epoch', randomUUID());
     this.epoch = (this.db.prepare('SELECT value FROM meta WHERE key = ?').get('epoch') as { value: string }).value;
     this.statements = this.prepare();
+    this.savepoint = this.db.transaction((run: () => unknown) => run());
     this.tx = this.ledgerTx();
   }
 
@@ -182,13 +185,7 @@ export class SqliteStore implements Store {
   }
 
   ack(session: string, through: number): Promise<AckOutcome> {
-    return this.write((): AckOutcome => {
-      const heads = this.tx.heads(session);
-      const next = ackHeads(heads, through);
-      if ('beyondHead' in next) return { status: 'beyond_head', head: next.beyondHead };
-      if (next.committed !== heads.committed) this.tx.setHeads(session, next);
-      return { status: 'ok', committed: next.committed };
-    });
+    return this.write(() => ack(this.tx, session, through));
   }
 
   async readEvents(session: string, after: number, limit: number): Promise<EventPage> {
@@ -258,7 +255,7 @@ export class SqliteStore implements Store {
   /** One transaction over `batch`; undefined when a write threw and `isolate` was off. */
   private runBatch(batch: PendingWrite[], isolate: boolean): BatchOutcome | undefined {
     const done: BatchOutcome = { outcomes: [], events: [], queues: new Map() };
-    const savepoint = this.db.transaction((run: () => unknown) => run());
+    const savepoint = this.savepoint;
     const aborted = new Error('a write failed; retrying the batch with savepoints');
     try {
       this.db.transaction(() => {
