@@ -9,12 +9,11 @@
  * 1 MiB and 8 MiB results are posted one at a time and their throughput reported in MB/s.
  * Results go to stdout as a Markdown table (copied into BENCHMARKS.md).
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { startChild, stopChild } from './children.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string, fallback: number) => {
@@ -23,20 +22,6 @@ const opt = (name: string, fallback: number) => {
 };
 const SECONDS = opt('seconds', 10);
 const CONNECTIONS = opt('connections', 50);
-const ROOT = new URL('../', import.meta.url);
-
-async function startChild(script: string[], env: Record<string, string>, port: number) {
-  const child = spawn(process.execPath, script, { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
-  for (let k = 0; k < 200; k++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) return child;
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  child.kill('SIGKILL');
-  throw new Error(`${script.join(' ')} did not start`);
-}
 
 function result2k(k: number): string {
   return JSON.stringify({ content: 'x'.repeat(1900), n: k, path: 'src/app.ts' });
@@ -104,8 +89,6 @@ try {
   console.log(`| 8 MiB results, MB/s (sequential) | | ${mb8.toFixed(0)} | |`);
   console.log(`\nnon-2xx replies or errors: ${bad}; ${SECONDS}s per run, 2 alternating rounds each after a warm-up, node ${process.version}`);
 } finally {
-  bare.kill('SIGTERM');
-  horo.kill('SIGTERM');
-  await Promise.all([once(bare, 'exit'), once(horo, 'exit')]);
+  await Promise.all([stopChild(bare), stopChild(horo)]);
   rmSync(dir, { recursive: true, force: true });
 }
