@@ -45,7 +45,7 @@ const dir = mkdtempSync(join(tmpdir(), 'horologium-fanout-'));
 
 function launch(kind: Kind): Promise<ChildProcess> {
   if (kind === 'horologium') {
-    return startChild(['dist/server.js'], { HOROLOGIUM_STORE: `sqlite:${join(dir, `${randomUUID()}.db`)}`, LOG_LEVEL: 'warn', HOROLOGIUM_MAX_SUBSCRIPTIONS: '100' }, PORTS[kind]);
+    return startChild(['dist/server.js'], { HOROLOGIUM_STORE: `sqlite:${join(dir, `${randomUUID()}.db`)}`, LOG_LEVEL: 'warn', HOROLOGIUM_MAX_CONNECTIONS_PER_ADDRESS: '100000' }, PORTS[kind]);
   }
   return startChild(['--import', 'tsx', kind === 'bare-ws' ? 'bench/bare-ws.ts' : 'bench/socketio-server.ts'], {}, PORTS[kind]);
 }

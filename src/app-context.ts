@@ -1,4 +1,5 @@
 /** What the route plugins share: one object built by buildApp, no module-level state. */
+import type { Authenticator } from './auth/authenticator.js';
 import type { Config } from './config.js';
 import type { Metrics } from './metrics.js';
 import type { QueueWatch } from './store/queue-watch.js';
@@ -6,6 +7,7 @@ import type { Store } from './store/types.js';
 
 export interface AppContext {
   config: Config;
+  authenticator: Authenticator;
   store: Store;
   metrics: Metrics;
   queueWatch: QueueWatch;

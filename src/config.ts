@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { jwtPublicKey } from './auth/keys.js';
 
 const integer = (name: string, min: number, max: number) =>
   z
@@ -59,13 +60,22 @@ const tokens = z.string().transform((value, ctx): StaticToken[] => {
 });
 
 const pem = z.string().transform((value, ctx) => {
-  if (!value.startsWith('@')) return value.replace(/\\n/g, '\n');
+  let text = value.replace(/\\n/g, '\n');
+  if (value.startsWith('@')) {
+    try {
+      text = readFileSync(value.slice(1), 'utf8');
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: `cannot read ${value.slice(1)}: ${(err as Error).message}` });
+      return z.NEVER;
+    }
+  }
   try {
-    return readFileSync(value.slice(1), 'utf8');
+    jwtPublicKey(text);
   } catch (err) {
-    ctx.addIssue({ code: 'custom', message: `cannot read ${value.slice(1)}: ${(err as Error).message}` });
+    ctx.addIssue({ code: 'custom', message: `HOROLOGIUM_JWT_PUBLIC_KEY must be a PEM public key: ${(err as Error).message}` });
     return z.NEVER;
   }
+  return text;
 });
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -87,6 +97,9 @@ export const environmentSchema = z.object({
   HOROLOGIUM_MAX_BUFFERED_BYTES: integer('HOROLOGIUM_MAX_BUFFERED_BYTES', 1024, 2 ** 31).default(4_194_304),
   HOROLOGIUM_BODY_LIMIT: integer('HOROLOGIUM_BODY_LIMIT', 1024, 2 ** 30).default(16_777_216),
   HOROLOGIUM_MAX_SUBSCRIPTIONS: integer('HOROLOGIUM_MAX_SUBSCRIPTIONS', 1, 100_000).default(100),
+  HOROLOGIUM_MAX_EVENT_BYTES: integer('HOROLOGIUM_MAX_EVENT_BYTES', 2, 2 ** 30).default(65_536),
+  HOROLOGIUM_MAX_CONNECTIONS_PER_ADDRESS: integer('HOROLOGIUM_MAX_CONNECTIONS_PER_ADDRESS', 1, 1_000_000).default(1000),
+  HOROLOGIUM_RATE_LIMIT: integer('HOROLOGIUM_RATE_LIMIT', 0, 10_000_000).default(1000),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
 });
 
@@ -110,6 +123,12 @@ export interface Config {
   maxBufferedBytes: number;
   bodyLimit: number;
   maxSubscriptions: number;
+  /** Largest `data` of a generic event, as UTF-8 JSON text (413 EVENT_TOO_LARGE above it). */
+  maxEventBytes: number;
+  /** Open WebSocket connections per client address (429 TOO_MANY_CONNECTIONS at the upgrade). */
+  maxConnectionsPerAddress: number;
+  /** Requests per second per token when auth is configured (429 RATE_LIMITED); 0 turns it off. */
+  rateLimit: number;
   logLevel: (typeof LOG_LEVELS)[number];
 }
 
@@ -162,6 +181,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     maxBufferedBytes: e.HOROLOGIUM_MAX_BUFFERED_BYTES,
     bodyLimit: e.HOROLOGIUM_BODY_LIMIT,
     maxSubscriptions: e.HOROLOGIUM_MAX_SUBSCRIPTIONS,
+    maxEventBytes: e.HOROLOGIUM_MAX_EVENT_BYTES,
+    maxConnectionsPerAddress: e.HOROLOGIUM_MAX_CONNECTIONS_PER_ADDRESS,
+    rateLimit: e.HOROLOGIUM_RATE_LIMIT,
     logLevel: e.LOG_LEVEL,
   };
 }

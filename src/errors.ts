@@ -26,8 +26,10 @@ export const ERRORS = {
   },
   ACK_BEYOND_HEAD: { status: 409, message: 'Cannot acknowledge beyond the head of the queue.' },
   BODY_TOO_LARGE: { status: 413, message: 'The request body is larger than the configured limit.' },
+  EVENT_TOO_LARGE: { status: 413, message: 'The event data is larger than the configured limit.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The request body must be application/json.' },
   RATE_LIMITED: { status: 429, message: 'Too many requests; retry after the given number of seconds.' },
+  TOO_MANY_CONNECTIONS: { status: 429, message: 'Too many open stream connections from this address.' },
   INTERNAL: { status: 500, message: 'Something went wrong on our side; it has been logged.' },
   STORE_UNAVAILABLE: { status: 503, message: 'The store is unreachable; retry later.' },
 } as const satisfies Record<string, { status: number; message: string }>;

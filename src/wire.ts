@@ -154,7 +154,11 @@ export const errorFrame = z
   .meta({ title: 'ErrorFrame' });
 
 export const refreshedFrame = z
-  .object({ method: z.literal('refreshed'), result: z.object({ exp: z.number() }) })
+  .object({
+    method: z.literal('refreshed'),
+    // Seconds since the epoch; null for a static token, which does not expire.
+    result: z.object({ exp: z.number().nullable() }),
+  })
   .meta({ title: 'RefreshedFrame' });
 
 export const subscribeMessage = z

@@ -45,3 +45,43 @@ t.test('reconnects, resumes from its last seq, and sees every event exactly once
   t.equal(subscribed[1]?.recovered, true);
   t.equal(c.lastSeq('cs'), 6);
 });
+
+t.test('with a token: auth first on every connection, a fresh token each time', async (t) => {
+  const port = await freePort();
+  const tokens = [{ token: 'client-subscribe-0123456789', scopes: ['subscribe' as const], sessions: ['ct'] }, { token: 'client-admin-0123456789012', scopes: ['admin' as const], sessions: ['*'] }];
+  const config = testConfig({ store: `sqlite:${join(tempDir(t), 't.db')}`, port, auth: { tokens, open: false }, rateLimit: 0 });
+  const start = async () => {
+    const app = await buildApp(config);
+    await app.listen({ port, host: '127.0.0.1' });
+    return app;
+  };
+  const api = client(`http://127.0.0.1:${port}`);
+  const admin = { authorization: 'Bearer client-admin-0123456789012' };
+  let app = await start();
+  let asked = 0;
+  const events: StatusEvent[] = [];
+  const c = new HorologiumClient({
+    url: `ws://127.0.0.1:${port}/v1/stream`,
+    WebSocket: WebSocket as never,
+    token: async () => {
+      asked++;
+      return 'client-subscribe-0123456789';
+    },
+    onEvent: (e) => events.push(e),
+    backoff: { initialMs: 50, maxMs: 200 },
+  });
+  t.teardown(() => c.close());
+  c.subscribe('ct', 0);
+  const until = async (pred: () => boolean) => {
+    for (let k = 0; k < 200 && !pred(); k++) await new Promise((r) => setTimeout(r, 25));
+  };
+  await api.post('/v1/sessions/ct/events', { type: 'n', data: { k: 1 } }, admin);
+  await until(() => events.length === 1);
+  await app.close();
+  app = await start();
+  t.teardown(() => app.close());
+  await api.post('/v1/sessions/ct/events', { type: 'n', data: { k: 2 } }, admin);
+  await until(() => events.length === 2);
+  t.same(events.map((e) => e.seq), [1, 2]);
+  t.equal(asked, 2, 'the token function was asked at each connection');
+});

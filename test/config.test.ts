@@ -1,6 +1,6 @@
 import t from 'tap';
 import { loadConfig } from '../src/config.js';
-import { runToExit } from './helpers/process.js';
+import { freePort, runToExit, spawnServer } from './helpers/process.js';
 
 t.test('defaults are those of CONTRACT.md section 8', async (t) => {
   const c = loadConfig({});
@@ -78,8 +78,15 @@ t.test('the server stops at start-up with the message', async (t) => {
   t.match(r.output, /HOROLOGIUM_HISTORY_SIZE: HOROLOGIUM_HISTORY_SIZE must be a whole number/);
 });
 
-t.test('configured tokens are refused while this build cannot enforce them', async (t) => {
-  const r = await runToExit({ HOROLOGIUM_STORE: 'memory:', HOROLOGIUM_JWT_SECRET: 's'.repeat(40), PORT: '0' });
+t.test('with auth configured the server starts, on a non-loopback address too', async (t) => {
+  const port = await freePort();
+  const server = await spawnServer(t, { HOROLOGIUM_STORE: 'memory:', HOROLOGIUM_JWT_SECRET: 's'.repeat(40), HOST: '0.0.0.0', PORT: String(port) });
+  t.equal((await fetch(`${server.url}/healthz`)).status, 200);
+  t.equal((await fetch(`${server.url}/v1/sessions/s/events`)).status, 401, 'and it asks for a token');
+});
+
+t.test('a JWT public key that is not a usable PEM key stops start-up', async (t) => {
+  const r = await runToExit({ HOROLOGIUM_STORE: 'memory:', HOROLOGIUM_JWT_PUBLIC_KEY: '-----BEGIN PUBLIC KEY-----\\nnope\\n-----END PUBLIC KEY-----', PORT: '0' });
   t.equal(r.code, 2);
-  t.match(r.output, /token auth is not enforced by this build yet/);
+  t.match(r.output, /HOROLOGIUM_JWT_PUBLIC_KEY: HOROLOGIUM_JWT_PUBLIC_KEY must be a PEM public key/);
 });

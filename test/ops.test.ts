@@ -1,5 +1,6 @@
 /** Operations: health, readiness, metrics, OpenAPI, the per-request log line and SIGTERM. */
 import t from 'tap';
+import { upgradeOutcome } from './helpers/ws-client.js';
 import { startServer, client } from './helpers/server.js';
 import { spawnServer } from './helpers/process.js';
 
@@ -44,6 +45,19 @@ t.test('one log line per request, with session and call_id, never a body or toke
   t.notMatch(proc.output(), /SECRET/);
   proc.child.kill('SIGTERM');
   t.equal((await proc.exited).code, 0);
+});
+
+t.test('with auth on, no token reaches the log: header, query or stream, accepted or refused', async (t) => {
+  const tokens = [{ token: 'SECRET-GOOD-TOKEN-0123456789', scopes: ['admin'], sessions: ['*'] }];
+  const proc = await spawnServer(t, { HOROLOGIUM_STORE: 'memory:', HOROLOGIUM_TOKENS: JSON.stringify(tokens), LOG_LEVEL: 'trace' });
+  const api = client(proc.url);
+  t.equal((await api.post('/v1/sessions/l/events', { type: 'a', data: {} }, { authorization: 'Bearer SECRET-GOOD-TOKEN-0123456789' })).status, 202);
+  t.equal((await api.get('/v1/sessions/l/events', { authorization: 'Bearer SECRET-BAD-TOKEN-1' })).status, 401);
+  t.equal(await upgradeOutcome(proc, '?token=SECRET-BAD-TOKEN-2'), 401);
+  t.equal(await upgradeOutcome(proc, '?token=SECRET-GOOD-TOKEN-0123456789&session=l'), 'open');
+  await new Promise((r) => setTimeout(r, 300));
+  t.match(proc.output(), /"msg":"request"/, 'the requests were logged');
+  t.notMatch(proc.output(), /SECRET/);
 });
 
 t.test('SIGTERM finishes the in-flight long-poll and exits', async (t) => {

@@ -2,53 +2,7 @@
 import t from 'tap';
 import WebSocket from 'ws';
 import { startServer, type Running } from './helpers/server.js';
-
-interface Client {
-  ws: WebSocket;
-  frames: any[];
-  texts: string[];
-  next(pred?: (f: any) => boolean, ms?: number): Promise<any>;
-  closed: Promise<{ code: number }>;
-}
-
-async function connect(srv: Running, query = ''): Promise<Client> {
-  const ws = new WebSocket(`${srv.url.replace('http', 'ws')}/v1/stream${query}`);
-  const frames: any[] = [];
-  const texts: string[] = [];
-  const waiters: Array<() => void> = [];
-  ws.on('message', (data) => {
-    const text = data.toString();
-    texts.push(text);
-    if (text !== '💓') frames.push(JSON.parse(text));
-    for (const w of waiters.splice(0)) w();
-  });
-  const closed = new Promise<{ code: number }>((resolve) => ws.on('close', (code) => resolve({ code })));
-  await new Promise((resolve, reject) => {
-    ws.once('open', resolve);
-    ws.once('error', reject);
-  });
-  let read = 0;
-  return {
-    ws,
-    frames,
-    texts,
-    closed,
-    async next(pred = () => true, ms = 5000) {
-      const deadline = Date.now() + ms;
-      for (;;) {
-        while (read < frames.length) {
-          const f = frames[read++];
-          if (pred(f)) return f;
-        }
-        if (Date.now() > deadline) throw new Error(`no frame in ${ms} ms; got ${JSON.stringify(frames).slice(0, 500)}`);
-        await new Promise<void>((r) => {
-          waiters.push(r);
-          setTimeout(r, 50);
-        });
-      }
-    },
-  };
-}
+import { connect } from './helpers/ws-client.js';
 
 const post = (srv: Running, session: string, k: number) => srv.post(`/v1/sessions/${session}/events`, { type: 'note', data: { k } });
 

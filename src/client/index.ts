@@ -35,8 +35,13 @@ interface SocketLike {
 type SocketConstructor = new (url: string) => SocketLike;
 
 export interface ClientOptions {
-  /** ws:// or wss:// URL of /v1/stream (a token may be in `?token=`). */
+  /** ws:// or wss:// URL of /v1/stream. */
   url: string;
+  /**
+   * The token, sent as the first `auth` message of every connection (so it stays out of URLs and
+   * works in browsers, which cannot set headers); a function is asked again at each reconnect.
+   */
+  token?: string | (() => string | Promise<string>);
   WebSocket?: SocketConstructor;
   onEvent(event: StatusEvent): void;
   /** Every `subscribed` frame; `recovered: false` means events were missed for good. */
@@ -55,6 +60,8 @@ export class HorologiumClient {
   private attempt = 0;
   private stopped = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** The socket is open and (if a token is configured) `auth` has been sent. */
+  private ready = false;
 
   constructor(private readonly options: ClientOptions) {
     this.connect();
@@ -86,13 +93,20 @@ export class HorologiumClient {
     const Ctor = this.options.WebSocket ?? (globalThis as unknown as { WebSocket: SocketConstructor }).WebSocket;
     const socket = new Ctor(this.options.url);
     this.socket = socket;
-    socket.onopen = () => {
+    socket.onopen = async () => {
       this.attempt = 0;
+      if (this.options.token !== undefined) {
+        const token = await this.currentToken();
+        if (this.socket !== socket) return;
+        this.send({ method: 'auth', params: { token } });
+      }
+      this.ready = true;
       for (const session of this.sessions.keys()) this.sendSubscribe(session);
     };
     socket.onmessage = (ev) => this.receive(String(ev.data));
     socket.onerror = () => undefined;
     socket.onclose = (ev) => {
+      this.ready = false;
       if (this.stopped || (this.options.fatalCloseCodes ?? [4001, 4003]).includes(ev.code)) return;
       const { initialMs, maxMs } = this.options.backoff ?? { initialMs: 250, maxMs: 30_000 };
       const ceiling = Math.min(maxMs, initialMs * 2 ** this.attempt++);
@@ -100,9 +114,20 @@ export class HorologiumClient {
     };
   }
 
+  /** Sends a new token for the open connection before the current one expires. */
+  async refresh(token?: string): Promise<void> {
+    this.send({ method: 'refresh', params: { token: token ?? (await this.currentToken()) } });
+  }
+
+  private async currentToken(): Promise<string> {
+    const t = this.options.token;
+    return typeof t === 'function' ? t() : (t ?? '');
+  }
+
   private sendSubscribe(session: string): void {
     const s = this.sessions.get(session);
-    if (!s) return;
+    // Before auth has been sent, onopen subscribes everything once it has.
+    if (!s || !this.ready) return;
     this.send({ method: 'subscribe', params: { session, ...(s.since === undefined ? {} : { since: s.since }), ...(s.epoch ? { epoch: s.epoch } : {}) } });
   }
 

@@ -129,7 +129,8 @@ export class Connection {
   close(code: number, reason = ''): void {
     if (this.closing) return;
     this.dispose();
-    this.ws.close(code, reason);
+    // A close reason is at most 123 bytes (RFC 6455 5.5); ours are short, this keeps them so.
+    this.ws.close(code, Buffer.from(reason).subarray(0, 123).toString().replace(/\uFFFD$/, ''));
     setTimeout(() => this.ws.terminate(), CLOSE_GRACE_MS).unref();
   }
 

@@ -31,7 +31,7 @@ export function errorFrame(code: string, message: string): string {
   return JSON.stringify({ method: 'error', result: { code, message } });
 }
 
-export function refreshedFrame(exp: number): string {
+export function refreshedFrame(exp: number | null): string {
   return JSON.stringify({ method: 'refreshed', result: { exp } });
 }
 

@@ -6,7 +6,7 @@ import { validate } from './json-body.js';
 import { sessionOf } from './params.js';
 
 export function eventRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.get('/v1/sessions/:session/events', async (request, reply) => {
+  app.get('/v1/sessions/:session/events', { config: { scope: 'subscribe' } }, async (request, reply) => {
     const session = sessionOf(request);
     const query = validate(eventsQuery, request.query, 'INVALID_QUERY');
     const page = await ctx.store.readEvents(session, query.after, query.limit);

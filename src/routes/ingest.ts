@@ -26,7 +26,7 @@ export function ingestRoutes(app: FastifyInstance, ctx: AppContext): void {
   const { store, config } = ctx;
   const previewOptions = { limit: config.previewLimit, passthroughTools: config.passthroughTools };
 
-  app.post('/v1/sessions/:session/tool-calls', async (request, reply) => {
+  app.post('/v1/sessions/:session/tool-calls', { config: { scope: 'publish' } }, async (request, reply) => {
     const session = sessionOf(request);
     const body = objectBody(request);
     const fields = validBody(body, toolCallBody);
@@ -47,7 +47,7 @@ export function ingestRoutes(app: FastifyInstance, ctx: AppContext): void {
     return reply.code(202).send({ event_seq: outcome.eventSeq });
   });
 
-  app.post('/v1/sessions/:session/tool-results', async (request, reply) => {
+  app.post('/v1/sessions/:session/tool-results', { config: { scope: 'publish' } }, async (request, reply) => {
     const started = process.hrtime.bigint();
     const session = sessionOf(request);
     const body = objectBody(request);
@@ -91,15 +91,18 @@ export function ingestRoutes(app: FastifyInstance, ctx: AppContext): void {
     });
   });
 
-  app.post('/v1/sessions/:session/events', async (request, reply) => {
+  app.post('/v1/sessions/:session/events', { config: { scope: 'publish' } }, async (request, reply) => {
     const session = sessionOf(request);
     const body = objectBody(request);
     const fields = validBody(body, eventBody);
     if (RESERVED_EVENT_TYPES.has(fields.type)) {
       throw new HorologiumError('RESERVED_EVENT_TYPE', `Event type ${fields.type} is reserved; use tool-calls or tool-results.`);
     }
-    const data = member(body.object, 'data') as JsonNode;
-    const event = await store.appendEvent(session, fields.type, jsonText(body.doc, data));
+    const dataJson = jsonText(body.doc, member(body.object, 'data') as JsonNode);
+    if (Buffer.byteLength(dataJson) > config.maxEventBytes) {
+      throw new HorologiumError('EVENT_TOO_LARGE', `The event data is ${Buffer.byteLength(dataJson)} bytes as JSON text; at most ${config.maxEventBytes} are accepted.`);
+    }
+    const event = await store.appendEvent(session, fields.type, dataJson);
     return reply.code(202).send({ event_seq: event.seq });
   });
 }

@@ -1,4 +1,7 @@
-/** Operations routes: liveness, readiness, metrics and the OpenAPI document; no token needed. */
+/**
+ * Operations routes: liveness and readiness (public), metrics (scope `admin` when auth is
+ * configured) and the OpenAPI document (any valid token).
+ */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app-context.js';
 import { openApiDocument } from '../openapi.js';
@@ -14,11 +17,11 @@ export function opsRoutes(app: FastifyInstance, ctx: AppContext): void {
       .send({ status: ready ? 'ready' : 'unavailable', store: ctx.store.kind });
   });
 
-  app.get('/metrics', async (_request, reply) => {
+  app.get('/metrics', { config: { scope: 'admin' } }, async (_request, reply) => {
     const text = await ctx.metrics.registry.metrics();
     return reply.type(ctx.metrics.registry.contentType).send(text);
   });
 
   const openapi = JSON.stringify(openApiDocument());
-  app.get('/openapi.json', async (_request, reply) => reply.type('application/json; charset=utf-8').send(openapi));
+  app.get('/openapi.json', { config: { scope: 'any' } }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(openapi));
 }

@@ -28,7 +28,7 @@ function pageJson(page: QueuePage): string {
 export function queueRoutes(app: FastifyInstance, ctx: AppContext): void {
   const { store, queueWatch } = ctx;
 
-  app.get('/v1/sessions/:session/queue', async (request, reply) => {
+  app.get('/v1/sessions/:session/queue', { config: { scope: 'consume' } }, async (request, reply) => {
     const session = sessionOf(request);
     const query = validate(queueQuery, request.query, 'INVALID_QUERY');
     let page = await store.readQueue(session, query.after, query.limit);
@@ -40,7 +40,7 @@ export function queueRoutes(app: FastifyInstance, ctx: AppContext): void {
     return reply.code(200).type('application/json; charset=utf-8').send(pageJson(page));
   });
 
-  app.post('/v1/sessions/:session/queue/ack', async (request, reply) => {
+  app.post('/v1/sessions/:session/queue/ack', { config: { scope: 'consume' } }, async (request, reply) => {
     const session = sessionOf(request);
     const { through } = validBody(objectBody(request), ackBody);
     const outcome = await store.ack(session, through);

@@ -1,0 +1,88 @@
+/**
+ * Turns a bearer token into a Principal: static tokens (HOROLOGIUM_TOKENS) compared in constant
+ * time, and JWTs verified with `jose` (HS256 with HOROLOGIUM_JWT_SECRET; RS256, ES256 or EdDSA with
+ * HOROLOGIUM_JWT_PUBLIC_KEY). A JWT needs `exp`; its `scope` claim is space-separated and its
+ * `sessions` claim an array of patterns. Only the algorithms the configured keys allow are accepted,
+ * so `alg: none` and HS256-signed-with-the-public-key tokens are refused.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
+import { SCOPES, type Config, type Scope } from '../config.js';
+import { jwtPublicKey, type PublicKey } from './keys.js';
+import type { Principal } from './principal.js';
+
+/** A missing, malformed, invalid or expired token: 401 on HTTP, 4001 on the stream. */
+export class AuthError extends Error {
+  override name = 'AuthError';
+}
+
+const digest = (token: string) => createHash('sha256').update(token).digest();
+const tokenId = (token: string) => `t:${digest(token).toString('base64url').slice(0, 16)}`;
+
+export class Authenticator {
+  private readonly statics: Array<{ digest: Buffer; principal: Principal }>;
+  private readonly secret?: Uint8Array;
+  private readonly publicKey?: PublicKey;
+
+  constructor(auth: Config['auth']) {
+    this.statics = auth.tokens.map((t) => ({
+      digest: digest(t.token),
+      principal: { id: tokenId(t.token), scopes: new Set(t.scopes), sessions: t.sessions },
+    }));
+    if (auth.jwtSecret) this.secret = new TextEncoder().encode(auth.jwtSecret);
+    if (auth.jwtPublicKey) this.publicKey = jwtPublicKey(auth.jwtPublicKey);
+  }
+
+  /** False when no token source is configured: the server runs open. */
+  get enabled(): boolean {
+    return this.statics.length > 0 || this.secret !== undefined || this.publicKey !== undefined;
+  }
+
+  async verify(token: string): Promise<Principal> {
+    if (token.length === 0 || token.length > 8192) throw new AuthError('the token is malformed');
+    const candidate = digest(token);
+    // Every static token is compared, equal-length digests in constant time, whatever matches.
+    let found: Principal | undefined;
+    for (const s of this.statics) if (timingSafeEqual(s.digest, candidate)) found = s.principal;
+    if (found) return found;
+    if ((this.secret || this.publicKey) && token.split('.').length === 3) return this.verifyJwt(token);
+    throw new AuthError('the token is not valid');
+  }
+
+  private async verifyJwt(token: string): Promise<Principal> {
+    let alg: string | undefined;
+    try {
+      alg = decodeProtectedHeader(token).alg;
+    } catch {
+      throw new AuthError('the token is malformed');
+    }
+    const hs = alg === 'HS256';
+    const key = hs ? this.secret : this.publicKey?.key;
+    const algorithms = hs ? ['HS256'] : (this.publicKey?.algorithms ?? []);
+    if (!key || !alg || !algorithms.includes(alg)) throw new AuthError("the token's algorithm is not one the configured keys accept");
+    let payload: Record<string, unknown>;
+    try {
+      ({ payload } = await jwtVerify(token, key, { algorithms, requiredClaims: ['exp'] }));
+    } catch (err) {
+      if (err instanceof joseErrors.JWTExpired) throw new AuthError('the token has expired');
+      if (err instanceof joseErrors.JWTClaimValidationFailed) throw new AuthError(`the token's ${err.claim} claim is not valid`);
+      throw new AuthError('the token is not valid');
+    }
+    const scope = payload.scope;
+    const sessions = payload.sessions;
+    if (typeof scope !== 'string') throw new AuthError('the token has no scope claim (space-separated scopes)');
+    if (!Array.isArray(sessions) || !sessions.every((s) => typeof s === 'string' && s.length > 0)) {
+      throw new AuthError('the token has no sessions claim (an array of session ids or prefixes ending in *)');
+    }
+    const scopes = new Set(scope.split(' ').filter((s): s is Scope => (SCOPES as readonly string[]).includes(s)));
+    return { id: tokenId(token), scopes, sessions: sessions as string[], expiresAt: (payload.exp as number) * 1000 };
+  }
+}
+
+/** The token of `Authorization: Bearer …`; undefined when there is no such header. */
+export function bearerToken(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const match = /^Bearer +([^ ]+) *$/i.exec(header);
+  if (!match) throw new AuthError('the Authorization header must be "Bearer <token>"');
+  return match[1];
+}

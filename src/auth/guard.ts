@@ -1,0 +1,66 @@
+/**
+ * The HTTP side of auth (CONTRACT.md section 7): every route names the scope it needs in its
+ * config, and one onRequest hook (before any body is read) checks the bearer token, the scope and
+ * the `:session` param. No token, or a malformed, invalid or expired one: 401. A valid token
+ * without the scope or the session: 403. Routes without a scope (/healthz, /readyz) are public.
+ *
+ * The stream route is marked `stream`: there the token may also come as `?token=`, and a missing
+ * token is not refused at the upgrade, because the client may send it as its first message.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Scope } from '../config.js';
+import { HorologiumError } from '../errors.js';
+import { AuthError, bearerToken, type Authenticator } from './authenticator.js';
+import { coversSession, hasScope, OPEN_PRINCIPAL, type Principal } from './principal.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The scope a request needs; `any` is any valid token; absent means public. */
+    scope?: Scope | 'any';
+    stream?: boolean;
+  }
+  interface FastifyRequest {
+    /** Set by the guard on every route that names a scope (absent on a stream awaiting `auth`). */
+    principal?: Principal;
+  }
+}
+
+export function unauthorized(reason: string): HorologiumError {
+  const sentence = `${reason.charAt(0).toUpperCase()}${reason.slice(1)}${reason.endsWith('.') ? '' : '.'}`;
+  return new HorologiumError('UNAUTHORIZED', sentence, [], { 'www-authenticate': 'Bearer' });
+}
+
+/** The scope and session check both routes and stream messages use; throws 403. */
+export function authorize(principal: Principal, scope: Scope | 'any', session: string | undefined): void {
+  if (scope !== 'any' && !hasScope(principal, scope)) throw new HorologiumError('FORBIDDEN', `This token lacks the ${scope} scope.`);
+  if (session !== undefined && !coversSession(principal, session)) {
+    throw new HorologiumError('FORBIDDEN', 'This token does not cover this session.');
+  }
+}
+
+export function registerAuthGuard(app: FastifyInstance, authenticator: Authenticator): void {
+  app.decorateRequest('principal', undefined);
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    const { scope, stream } = request.routeOptions.config;
+    if (scope === undefined) return;
+    if (!authenticator.enabled) {
+      request.principal = OPEN_PRINCIPAL;
+      return;
+    }
+    let principal: Principal;
+    try {
+      let token = bearerToken(request.headers.authorization);
+      if (token === undefined && stream) token = (request.query as { token?: string }).token;
+      if (token === undefined) {
+        if (stream) return;
+        throw new AuthError('A bearer token is required (Authorization: Bearer <token>).');
+      }
+      principal = await authenticator.verify(token);
+    } catch (err) {
+      if (err instanceof AuthError) throw unauthorized(err.message);
+      throw err;
+    }
+    authorize(principal, scope, (request.params as { session?: string }).session);
+    request.principal = principal;
+  });
+}

@@ -1,0 +1,27 @@
+/**
+ * Who a request acts for (CONTRACT.md section 7): scopes, where `admin` implies the others, and
+ * session patterns, each an exact session id or a prefix ending in `*` (`team-a:*`, or `*` for all).
+ */
+import type { Scope } from '../config.js';
+
+export interface Principal {
+  /** Names the token without holding it (a hash prefix): the rate-limit key and a log field. */
+  id: string;
+  scopes: ReadonlySet<Scope>;
+  sessions: readonly string[];
+  /** When the token stops being valid, in ms since the epoch; static tokens never expire. */
+  expiresAt?: number;
+}
+
+/** Every request of a server with no auth configured (loopback only, or HOROLOGIUM_INSECURE=1). */
+export const OPEN_PRINCIPAL: Principal = Object.freeze({ id: 'open', scopes: new Set<Scope>(['admin']), sessions: ['*'] });
+
+export function hasScope(principal: Principal, scope: Scope): boolean {
+  return principal.scopes.has('admin') || principal.scopes.has(scope);
+}
+
+export function coversSession(principal: Principal, session: string): boolean {
+  return principal.sessions.some((pattern) =>
+    pattern.endsWith('*') ? session.startsWith(pattern.slice(0, -1)) : pattern === session,
+  );
+}
