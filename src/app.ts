@@ -5,6 +5,7 @@
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { AppContext } from './app-context.js';
 import type { Config } from './config.js';
+import { clientErrorHandler } from './client-errors.js';
 import { errorBody, HorologiumError } from './errors.js';
 import { Metrics } from './metrics.js';
 import { registerJsonBodyParser } from './routes/json-body.js';
@@ -59,6 +60,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // Long ids are validated by the routes, with the section 4 envelope.
     routerOptions: { maxParamLength: 1024 },
     forceCloseConnections: 'idle',
+    // A request (headers and body) must arrive within a minute: slow partial requests cannot
+    // hold a connection for ever.
+    requestTimeout: 60_000,
+    clientErrorHandler,
+    // A URL Fastify's router cannot decode (bad percent-encoding) gets the envelope too.
+    frameworkErrors: (_error, _request, reply) => {
+      void (reply as FastifyReply)
+        .code(400)
+        .type('application/json; charset=utf-8')
+        .send(errorBody('BAD_REQUEST', 'The URL is not valid (check its percent-encoding).'));
+    },
   });
 
   const authenticator = new Authenticator(config.auth);

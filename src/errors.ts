@@ -18,6 +18,7 @@ export const ERRORS = {
   BAD_REQUEST: { status: 400, message: 'The request is malformed.' },
   UNAUTHORIZED: { status: 401, message: 'A valid token is required.' },
   FORBIDDEN: { status: 403, message: 'The token does not allow this.' },
+  REQUEST_TIMEOUT: { status: 408, message: 'The request was not received in time.' },
   NOT_FOUND: { status: 404, message: 'There is no such endpoint.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'This endpoint does not accept that method.' },
   CALL_ID_CONFLICT: {
@@ -28,6 +29,7 @@ export const ERRORS = {
   BODY_TOO_LARGE: { status: 413, message: 'The request body is larger than the configured limit.' },
   EVENT_TOO_LARGE: { status: 413, message: 'The event data is larger than the configured limit.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The request body must be application/json.' },
+  HEADERS_TOO_LARGE: { status: 431, message: 'The request headers are larger than the server accepts.' },
   RATE_LIMITED: { status: 429, message: 'Too many requests; retry after the given number of seconds.' },
   TOO_MANY_CONNECTIONS: { status: 429, message: 'Too many open stream connections from this address.' },
   INTERNAL: { status: 500, message: 'Something went wrong on our side; it has been logged.' },

@@ -33,7 +33,9 @@ export async function streamRoutes(app: FastifyInstance, ctx: AppContext): Promi
   const perAddress = new Map<string, number>();
   const allowedOrigins = config.allowedOrigins?.map((o) => o.replace(/\/+$/, '').toLowerCase());
   await app.register(websocket, {
-    options: { maxPayload: MAX_CLIENT_FRAME, perMessageDeflate: false },
+    // Invalid UTF-8 in a text frame is a bad client message like any other (an error frame, the
+    // socket stays open), not a protocol failure: it is decoded with U+FFFD and fails as JSON.
+    options: { maxPayload: MAX_CLIENT_FRAME, perMessageDeflate: false, skipUTF8Validation: true },
     preClose: (done) => {
       hub.closeAll();
       done();
