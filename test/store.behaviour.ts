@@ -98,7 +98,11 @@ export function storeBehaviour(t: Test, make: StoreFactory): void {
     const empty = await store.readEvents('nobody', 0, 100);
     t.same([empty.head, empty.oldest, empty.events.length], [0, 0, 0]);
     t.equal(typeof empty.epoch, 'string');
-    t.equal(empty.epoch, page.epoch, 'one epoch per store incarnation');
+    // The epoch names a session's log (per store for sqlite and memory, per session for redis): it
+    // stays what a reader saw, through later writes, until the log is lost.
+    t.equal((await store.readEvents('s', 0, 1)).epoch, page.epoch, 'a session keeps its epoch');
+    await store.appendEvent('nobody', 'note', '{}');
+    t.equal((await store.readEvents('nobody', 0, 1)).epoch, empty.epoch, 'the first write keeps the epoch its readers saw');
   });
 
   t.test('listeners hear committed events in order, and queue growth', async (t) => {
@@ -107,10 +111,14 @@ export function storeBehaviour(t: Test, make: StoreFactory): void {
     const queues: Array<[string, number]> = [];
     const off = store.listen({ events: (es) => heard.push(...es.map((e) => e.seq)), queue: (s, h) => queues.push([s, h]) });
     await Promise.all([store.appendEvent('s', 'a', '{}'), store.completeCall('s', result('c', '1')), store.appendEvent('s', 'b', '{}')]);
+    // After commit, but not necessarily before the write's promise settles (redis notifies over
+    // its pub/sub connection).
+    for (let k = 0; k < 100 && heard.length < 3; k++) await new Promise((r) => setTimeout(r, 20));
     t.same(heard, [1, 2, 3]);
     t.same(queues, [['s', 1]]);
     off();
     await store.appendEvent('s', 'c', '{}');
+    await new Promise((r) => setTimeout(r, 100));
     t.same(heard, [1, 2, 3], 'removed listeners hear nothing');
   });
 

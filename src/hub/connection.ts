@@ -12,7 +12,7 @@
  * A replay is paced by the socket draining and never by itself causes a 4008.
  */
 import type { WebSocket } from 'ws';
-import type { Store } from '../store/types.js';
+import { StoreUnavailableError, type EventPage, type Store } from '../store/types.js';
 import { errorFrame, subscribedFrame, unsubscribedFrame } from './frames.js';
 
 export const CLOSE = { GOING_AWAY: 1001, UNSUPPORTED: 1003, TOO_LARGE: 1009, UNAUTHORIZED: 4001, FORBIDDEN: 4003, SLOW_CONSUMER: 4008 } as const;
@@ -50,6 +50,10 @@ export class Connection {
   /** Client messages are handled one after the other, in the order received. */
   enqueue(task: () => Promise<void>): void {
     this.work = this.work.then(task).catch((err: unknown) => {
+      if (err instanceof StoreUnavailableError) {
+        this.sendText(errorFrame('STORE_UNAVAILABLE', 'the store is unreachable; subscribe again shortly'));
+        return;
+      }
       this.sendText(errorFrame('INTERNAL', 'the message could not be handled'));
       process.emitWarning(err as Error);
     });
@@ -69,6 +73,14 @@ export class Connection {
       return;
     }
     if (seq <= sub.lastSent) return;
+    if (seq !== sub.lastSent + 1) {
+      // A gap in the live feed (a lost pub/sub message): hold this event back and read the
+      // missing ones from the store first, as a replay does.
+      sub.pending.push({ seq, bytes });
+      sub.pendingBytes += bytes.length;
+      this.catchUp(sub);
+      return;
+    }
     if (this.ws.bufferedAmount + bytes.length > this.limits.maxBufferedBytes) {
       this.slowConsumer();
       return;
@@ -87,24 +99,62 @@ export class Connection {
     const sub: Subscription = { session, connection: this, live: false, lastSent: 0, pending: [], pendingBytes: 0 };
     this.subscriptions.set(session, sub);
     this.registry.add(sub);
-    let page = await this.store.readEvents(session, since ?? 0, since === undefined ? 0 : REPLAY_PAGE);
+    let page: EventPage;
+    try {
+      page = await this.store.readEvents(session, since ?? 0, since === undefined ? 0 : REPLAY_PAGE);
+    } catch (err) {
+      this.drop(sub);
+      throw err;
+    }
     const sameEpoch = epoch === undefined || epoch === page.epoch;
     const recovered = since === undefined || (sameEpoch && since <= page.head && (page.oldest === 0 || since >= page.oldest - 1));
     this.sendText(subscribedFrame(session, page.epoch, page.head, page.oldest, recovered));
     if (since === undefined) {
       sub.lastSent = page.head;
+      await this.goLive(sub, { ...page, events: [] });
+    } else if (recovered) {
+      sub.lastSent = since;
+      await this.goLive(sub, page);
     } else {
-      if (!recovered && since !== 0) page = await this.store.readEvents(session, 0, REPLAY_PAGE);
-      for (;;) {
-        for (const e of page.events) {
-          if (this.closing || this.subscriptions.get(session) !== sub) return;
-          await this.paced();
-          this.ws.send(e.frame);
-          sub.lastSent = e.seq;
-        }
-        if (page.events.length < REPLAY_PAGE) break;
-        page = await this.store.readEvents(session, sub.lastSent, REPLAY_PAGE);
+      // Not recoverable: everything retained, from the oldest.
+      await this.goLive(sub, since === 0 ? page : undefined);
+    }
+  }
+
+  /**
+   * Takes a live subscription back through replay from its last seq, then live again: after a
+   * gap in the live feed, or when the feed announces it may have missed events (resync).
+   */
+  catchUp(sub: Subscription): void {
+    if (this.closing || !sub.live) return;
+    sub.live = false;
+    this.enqueue(async () => {
+      try {
+        await this.goLive(sub, undefined);
+      } catch {
+        // The store is unreachable: the client reconnects and resumes from its seq.
+        this.close(CLOSE.GOING_AWAY, 'events could not be delivered in order; resume from your last seq');
       }
+    });
+  }
+
+  /**
+   * Sends the retained events after sub.lastSent (starting with `page` when the caller has read it
+   * already), then the live events held back meanwhile, and marks the subscription live.
+   */
+  private async goLive(sub: Subscription, first: EventPage | undefined): Promise<void> {
+    const session = sub.session;
+    let page = first ?? (await this.store.readEvents(session, sub.lastSent, REPLAY_PAGE));
+    for (;;) {
+      for (const e of page.events) {
+        if (this.closing || this.subscriptions.get(session) !== sub) return;
+        if (e.seq <= sub.lastSent) continue;
+        await this.paced();
+        this.ws.send(e.frame);
+        sub.lastSent = e.seq;
+      }
+      if (page.events.length < REPLAY_PAGE) break;
+      page = await this.store.readEvents(session, sub.lastSent, REPLAY_PAGE);
     }
     if (this.subscriptions.get(session) !== sub) return;
     for (const p of sub.pending) {

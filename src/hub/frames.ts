@@ -13,10 +13,17 @@ export function statusFrame(
   session: string,
   seq: number,
 ): string {
-  return (
+  const [before, after] = statusFrameAround(type, dataJson, timestamp, uuid, session);
+  return before + seq + after;
+}
+
+/** The status frame's text before and after its seq, for a backend that assigns the seq atomically. */
+export function statusFrameAround(type: string, dataJson: string, timestamp: number, uuid: string, session: string): [string, string] {
+  return [
     `{"method":"status","result":{"type":${JSON.stringify(type)},"data":${dataJson},` +
-    `"timestamp":${timestamp},"uuid":"${uuid}","session":${JSON.stringify(session)},"seq":${seq}}}`
-  );
+      `"timestamp":${timestamp},"uuid":"${uuid}","session":${JSON.stringify(session)},"seq":`,
+    '}}',
+  ];
 }
 
 export function subscribedFrame(session: string, epoch: string, head: number, oldest: number, recovered: boolean): string {

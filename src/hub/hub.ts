@@ -1,6 +1,7 @@
 /**
  * Local fan-out: session → subscriptions. Each committed event is turned into bytes once and the
- * same Buffer is written to every subscriber; nothing is stringified per subscriber. Also runs the
+ * same Buffer is written to every subscriber; nothing is stringified per subscriber. Gaps in the
+ * live feed (possible only with redis) are each subscription's to fill: see Connection.catchUp. Also runs the
  * heartbeat: a 💓 text frame and a protocol ping every interval, and drops a peer whose last pong
  * is older than two intervals.
  */
@@ -25,6 +26,11 @@ export class Hub implements SubscriptionRegistry {
           // being iterated is safe, so no copy is made per event.
           for (const sub of subs) sub.connection.deliver(sub, e.seq, bytes);
         }
+      },
+      // The live feed was away (redis pub/sub reconnected): every subscription re-reads from its
+      // last seq what it may have missed.
+      resync: () => {
+        for (const subs of this.sessions.values()) for (const sub of subs) sub.connection.catchUp(sub);
       },
     });
     this.timer = setInterval(() => this.beat(), heartbeatMs);

@@ -1,13 +1,12 @@
 /** Picks the Store backend named by HOROLOGIUM_STORE. */
 import { MemoryStore } from './memory.js';
+import { RedisStore } from './redis.js';
 import { SqliteStore } from './sqlite.js';
 import type { Store, StoreOptions } from './types.js';
 
 export function createStore(url: string, options: StoreOptions): Store {
   if (url === 'memory:') return new MemoryStore(options);
   if (url.startsWith('sqlite:')) return new SqliteStore(url.slice('sqlite:'.length), options);
-  if (/^rediss?:\/\//.test(url)) {
-    throw new Error('HOROLOGIUM_STORE=redis://… is not available in this build yet; use sqlite:PATH or memory:');
-  }
+  if (/^rediss?:\/\//.test(url)) return new RedisStore(url, options);
   throw new Error(`HOROLOGIUM_STORE: unknown store ${url}`);
 }

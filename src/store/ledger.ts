@@ -53,55 +53,28 @@ export class Ledger {
   ) {}
 
   startCall(tx: LedgerTx, session: string, input: StartCallInput): StartCallOutcome {
-    const record = tx.call(session, input.callId);
-    if (record?.started) {
-      return record.started.fingerprint === input.fingerprint
-        ? { status: 'duplicate', eventSeq: record.started.eventSeq }
-        : { status: 'conflict', message: 'this call_id was already started with a different name or args' };
-    }
-    if (record?.completed) return { status: 'conflict', message: 'this call_id already has a result' };
+    const repeat = startRepeat(tx.call(session, input.callId), input);
+    if (repeat) return repeat;
     const now = this.clock();
     const heads = tx.heads(session);
     const event = this.event(tx, session, heads, 'tool_starting', input.data, now);
     tx.setHeads(session, { ...heads, eventHead: event.seq });
-    tx.putCall(session, input.callId, {
-      started: {
-        name: input.name,
-        argsJson: input.argsJson,
-        argumentsJson: input.argumentsJson,
-        startedAt: now,
-        fingerprint: input.fingerprint,
-        eventSeq: event.seq,
-      },
-    });
+    tx.putCall(session, input.callId, { started: { ...startedCall(input, now), eventSeq: event.seq } });
     return { status: 'created', eventSeq: event.seq, event };
   }
 
   completeCall(tx: LedgerTx, session: string, input: CompleteCallInput): CompleteCallOutcome {
     const record = tx.call(session, input.callId) ?? {};
-    if (record.completed) {
-      return record.completed.fingerprint === input.fingerprint
-        ? { status: 'duplicate', queueSeq: record.completed.queueSeq, eventSeq: record.completed.eventSeq }
-        : { status: 'conflict', message: ERRORS_CONFLICT };
-    }
+    const repeat = completeRepeat(record, input);
+    if (repeat) return repeat;
     const now = this.clock();
     const started = record.started;
-    const executionTimeJson =
-      input.executionTimeJson ?? (started ? String(Math.max(0, roundMicros(now - started.startedAt))) : 'null');
+    const executionTimeJson = executionTimeOf(input, started, now);
     // Everything that can throw comes before the first write, so a failure stores nothing.
     const data = input.composeData(started, executionTimeJson);
     const heads = tx.heads(session);
     const queueSeq = heads.queueHead + 1;
-    tx.insertQueueEntry(session, {
-      queueSeq,
-      callId: input.callId,
-      name: input.name,
-      argsJson: input.argsJson ?? started?.argsJson ?? null,
-      resultJson: input.resultJson,
-      executionTimeJson,
-      isError: input.isError,
-      receivedAt: new Date(now * 1000).toISOString(),
-    });
+    tx.insertQueueEntry(session, { queueSeq, ...queueEntryOf(input, started, executionTimeJson, now) });
     const event = this.event(tx, session, heads, 'tool_completed', data, now);
     tx.setHeads(session, { ...heads, eventHead: event.seq, queueHead: queueSeq });
     tx.putCall(session, input.callId, {
@@ -136,6 +109,51 @@ export class Ledger {
 }
 
 const ERRORS_CONFLICT = 'this call_id was already used with a different name, args or result';
+
+// The rules below are pure, so that a backend that cannot run the Ledger inside its transaction
+// (Redis runs Lua) applies exactly the same ones around its atomic step.
+
+/** The reply to a tool-calls whose call_id already has a record; undefined when it has none. */
+export function startRepeat(record: CallRecord | undefined, input: StartCallInput): StartCallOutcome | undefined {
+  if (record?.started) {
+    return record.started.fingerprint === input.fingerprint
+      ? { status: 'duplicate', eventSeq: record.started.eventSeq }
+      : { status: 'conflict', message: 'this call_id was already started with a different name or args' };
+  }
+  if (record?.completed) return { status: 'conflict', message: 'this call_id already has a result' };
+  return undefined;
+}
+
+/** The reply to a tool-results whose call_id already has a result; undefined when it has none. */
+export function completeRepeat(record: CallRecord | undefined, input: CompleteCallInput): CompleteCallOutcome | undefined {
+  if (!record?.completed) return undefined;
+  return record.completed.fingerprint === input.fingerprint
+    ? { status: 'duplicate', queueSeq: record.completed.queueSeq, eventSeq: record.completed.eventSeq }
+    : { status: 'conflict', message: ERRORS_CONFLICT };
+}
+
+/** What a started call keeps for its result (its eventSeq is added by the write). */
+export function startedCall(input: StartCallInput, now: number): Omit<NonNullable<CallRecord['started']>, 'eventSeq'> {
+  return { name: input.name, argsJson: input.argsJson, argumentsJson: input.argumentsJson, startedAt: now, fingerprint: input.fingerprint };
+}
+
+/** The producer's execution time, else the time since tool_starting, else null (JSON text). */
+export function executionTimeOf(input: CompleteCallInput, started: StartedCall | undefined, now: number): string {
+  return input.executionTimeJson ?? (started ? String(Math.max(0, roundMicros(now - started.startedAt))) : 'null');
+}
+
+/** The queue entry of a result, but its queueSeq. */
+export function queueEntryOf(input: CompleteCallInput, started: StartedCall | undefined, executionTimeJson: string, now: number): Omit<QueueEntry, 'queueSeq'> {
+  return {
+    callId: input.callId,
+    name: input.name,
+    argsJson: input.argsJson ?? started?.argsJson ?? null,
+    resultJson: input.resultJson,
+    executionTimeJson,
+    isError: input.isError,
+    receivedAt: new Date(now * 1000).toISOString(),
+  };
+}
 
 function roundMicros(seconds: number): number {
   return Math.round(seconds * 1e6) / 1e6;

@@ -29,4 +29,14 @@ export class Listeners {
       }
     }
   }
+
+  resync(): void {
+    for (const l of this.all) {
+      try {
+        l.resync?.();
+      } catch (err) {
+        process.emitWarning(err as Error);
+      }
+    }
+  }
 }

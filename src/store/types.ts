@@ -1,5 +1,5 @@
 /**
- * The Store contract: what every backend (memory.ts, sqlite.ts, and later redis.ts) guarantees.
+ * The Store contract: what every backend (memory.ts, sqlite.ts, redis.ts) guarantees.
  * One behaviour suite (test/store.behaviour.ts) runs against each of them.
  *
  * Guarantees (CONTRACT.md section 6), per session:
@@ -17,7 +17,9 @@
  * - **Epoch**: `epoch` names one incarnation of a session's event log and changes only when that
  *   log is lost (a memory store restarted, a Redis key flushed).
  * - **Notification**: listeners hear of committed events in seq order per session, after commit,
- *   and never of uncommitted ones.
+ *   and never of uncommitted ones. A backend whose notifications can be lost in transit (redis)
+ *   may skip some, and then calls `resync` once it can notify again; a listener that must not
+ *   miss any fills gaps from the store (the hub does).
  */
 
 export interface EventRecord {
@@ -114,6 +116,11 @@ export interface StoreListener {
   events?(events: readonly EventRecord[]): void;
   /** A session's model queue has grown to `head`. */
   queue?(session: string, head: number): void;
+  /**
+   * The live feed may have missed events (a backend whose notifications travel over a connection
+   * that was lost and is back): re-read from the store what must not be missed.
+   */
+  resync?(): void;
 }
 
 export interface Store {
