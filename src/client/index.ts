@@ -35,8 +35,8 @@ interface SocketLike {
 type SocketConstructor = new (url: string) => SocketLike;
 
 export interface ClientOptions {
-  /** ws:// or wss:// URL of /v1/stream. */
-  url: string;
+  /** ws:// or wss:// URL of /v1/stream; with several, each reconnect tries the next one. */
+  url: string | string[];
   /**
    * The token, sent as the first `auth` message of every connection (so it stays out of URLs and
    * works in browsers, which cannot set headers); a function is asked again at each reconnect.
@@ -60,6 +60,7 @@ export class HorologiumClient {
   private attempt = 0;
   private stopped = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  private connects = 0;
   /** The socket is open and (if a token is configured) `auth` has been sent. */
   private ready = false;
 
@@ -91,7 +92,8 @@ export class HorologiumClient {
 
   private connect(): void {
     const Ctor = this.options.WebSocket ?? (globalThis as unknown as { WebSocket: SocketConstructor }).WebSocket;
-    const socket = new Ctor(this.options.url);
+    const urls = Array.isArray(this.options.url) ? this.options.url : [this.options.url];
+    const socket = new Ctor(urls[this.connects++ % urls.length] as string);
     this.socket = socket;
     socket.onopen = async () => {
       this.attempt = 0;

@@ -8,9 +8,9 @@
  * Faults: commands are not queued while Redis is unreachable and never retried (a write retried
  * after a lost reply could apply twice), so a request fails at once with StoreUnavailableError
  * (503) and a 202 always means Redis acknowledged the script; with `appendfsync always` that
- * means it is on disk. The subscriber connection re-subscribes by itself when Redis is back and
- * then announces `resync`, because messages published while it was away are gone: the hub
- * re-reads what its subscribers may have missed.
+ * means it is on disk. The subscriber connection re-subscribes when Redis is back and then
+ * announces `resync`, because messages published while it was away are gone: every stream
+ * subscription re-reads what it may have missed.
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -80,7 +80,9 @@ export class RedisStore implements Store {
       retryStrategy: (times: number) => Math.min(100 * times, 2000),
     };
     this.redis = new Redis(url, { ...common, enableOfflineQueue: false, maxRetriesPerRequest: 0, autoResubscribe: false }) as Redis & Scripts;
-    this.subscriber = new Redis(url, { ...common, autoResubscribe: true, maxRetriesPerRequest: null });
+    // Re-subscribed by hand (not autoResubscribe) so that `resync` is announced only once the
+    // subscription is back: an event published before that is then read from the store.
+    this.subscriber = new Redis(url, { ...common, autoResubscribe: false, maxRetriesPerRequest: null });
     this.redis.defineCommand('hAppend', { numberOfKeys: 2, lua: APPEND });
     this.redis.defineCommand('hStartCall', { numberOfKeys: 3, lua: START_CALL });
     this.redis.defineCommand('hCompleteCall', { numberOfKeys: 5, lua: COMPLETE_CALL });
@@ -92,7 +94,11 @@ export class RedisStore implements Store {
     this.subscriber.on('error', () => undefined);
     this.subscriber.on('message', (_channel: string, message: string) => this.received(message));
     this.subscriber.on('ready', () => {
-      if (this.subscribedOnce) this.listeners.resync();
+      if (!this.subscribedOnce) return;
+      this.subscriber.subscribe(CHANNEL).then(
+        () => this.listeners.resync(),
+        () => this.subscriber.disconnect(true),
+      );
     });
   }
 
