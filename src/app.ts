@@ -60,6 +60,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // Long ids are validated by the routes, with the section 4 envelope.
     routerOptions: { maxParamLength: 1024 },
     forceCloseConnections: 'idle',
+    trustProxy: config.trustProxy.length > 0 ? config.trustProxy.join(',') : false,
     // A request (headers and body) must arrive within a minute: slow partial requests cannot
     // hold a connection for ever.
     requestTimeout: 60_000,

@@ -99,6 +99,7 @@ export const environmentSchema = z.object({
   HOROLOGIUM_MAX_SUBSCRIPTIONS: integer('HOROLOGIUM_MAX_SUBSCRIPTIONS', 1, 100_000).default(100),
   HOROLOGIUM_MAX_EVENT_BYTES: integer('HOROLOGIUM_MAX_EVENT_BYTES', 2, 2 ** 30).default(65_536),
   HOROLOGIUM_MAX_CONNECTIONS_PER_ADDRESS: integer('HOROLOGIUM_MAX_CONNECTIONS_PER_ADDRESS', 1, 1_000_000).default(1000),
+  HOROLOGIUM_TRUST_PROXY: list.optional(),
   HOROLOGIUM_RATE_LIMIT: integer('HOROLOGIUM_RATE_LIMIT', 0, 10_000_000).default(1000),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
 });
@@ -129,6 +130,8 @@ export interface Config {
   maxConnectionsPerAddress: number;
   /** Requests per second per token when auth is configured (429 RATE_LIMITED); 0 turns it off. */
   rateLimit: number;
+  /** Proxies whose X-Forwarded-For gives the client address (addresses, CIDRs or proxy-addr names). */
+  trustProxy: string[];
   logLevel: (typeof LOG_LEVELS)[number];
 }
 
@@ -184,6 +187,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     maxEventBytes: e.HOROLOGIUM_MAX_EVENT_BYTES,
     maxConnectionsPerAddress: e.HOROLOGIUM_MAX_CONNECTIONS_PER_ADDRESS,
     rateLimit: e.HOROLOGIUM_RATE_LIMIT,
+    trustProxy: e.HOROLOGIUM_TRUST_PROXY ?? [],
     logLevel: e.LOG_LEVEL,
   };
 }

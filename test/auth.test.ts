@@ -290,3 +290,12 @@ t.test('isolation under concurrent load: subscribers never see another session',
     t.ok(status.every((f) => f.result.session === `${team}:load` && f.result.data.team === team), `${team}: only its own session`);
   }
 });
+
+t.test('behind a trusted proxy, the connection limit counts the forwarded client address', async (t) => {
+  const srv = await server(t, { maxConnectionsPerAddress: 1, trustProxy: ['127.0.0.1'] });
+  const token = '?token=subscribe-team-a-012345678';
+  const one = await connect(srv, token, { 'x-forwarded-for': '10.0.0.1' });
+  t.teardown(() => one.ws.close());
+  t.equal(await upgradeOutcome(srv, token, { 'x-forwarded-for': '10.0.0.1' }), 429, 'the same client again: 429');
+  t.equal(await upgradeOutcome(srv, token, { 'x-forwarded-for': '10.0.0.2' }), 'open', 'another client behind the same proxy: admitted');
+});

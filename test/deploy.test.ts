@@ -4,6 +4,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import t from 'tap';
+import { parse } from 'yaml';
+import { loadConfig } from '../src/config.js';
 
 const root = new URL('../', import.meta.url);
 const read = (f: string) => readFileSync(new URL(f, root), 'utf8');
@@ -20,11 +22,44 @@ t.test('Dockerfile runs the built server directly', async (t) => {
   t.ok(existsSync(new URL('package-lock.json', root)), 'npm ci needs the lock file');
 });
 
-t.test('compose: the service, its env and its volume', async (t) => {
-  const compose = read('docker-compose.yml');
-  t.match(compose, /services:\n\s+horologium:/);
-  t.match(compose, /HOST: 0\.0\.0\.0/);
-  t.match(compose, /HOROLOGIUM_STORE: sqlite:\/data\/horologium\.db/);
-  t.match(compose, /horologium-data:\/data/);
-  t.match(compose, /stop_signal: SIGTERM/);
+/** A compose service's environment with `${VAR:-default}` taken at its default, as a fresh shell would. */
+function composeEnv(env: Record<string, string | number>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v).replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1')]));
+}
+
+t.test('compose: Redis with AOF and a healthcheck, two instances on it, a load balancer', async (t) => {
+  const compose = parse(read('docker-compose.yml'), { merge: true });
+  const s = compose.services;
+  t.same(Object.keys(s).sort(), ['horologium', 'horologium-a', 'horologium-b', 'lb', 'redis']);
+  t.same(s.redis.command, ['redis-server', '--appendonly', 'yes', '--appendfsync', 'always', '--save', ''], 'AOF, fsync on every write');
+  t.same(s.redis.healthcheck.test, ['CMD', 'redis-cli', 'ping']);
+  t.match(s.redis.volumes, ['redis-data:/data']);
+  for (const name of ['horologium-a', 'horologium-b']) {
+    const svc = s[name];
+    t.equal(svc.build, '.');
+    t.same(svc.depends_on, { redis: { condition: 'service_healthy' } }, `${name} waits for a healthy Redis`);
+    t.equal(svc.stop_signal, 'SIGTERM');
+    const config = loadConfig(composeEnv(svc.environment));
+    t.equal(config.store, 'redis://redis:6379', `${name}: the env is a valid configuration on Redis`);
+    t.equal(config.host, '0.0.0.0');
+    t.same(config.trustProxy, ['uniquelocal'], 'the client address comes from the load balancer');
+  }
+  t.same(s.lb.volumes, ['./deploy/nginx.conf:/etc/nginx/nginx.conf:ro']);
+  t.same(s.lb.ports, ['127.0.0.1:8080:8080']);
+  const single = s.horologium;
+  t.same(single.profiles, ['single'], 'the SQLite instance starts only when named');
+  t.equal(loadConfig(composeEnv(single.environment)).store, 'sqlite:/data/horologium.db');
+  t.match(single.volumes, ['horologium-data:/data']);
+});
+
+t.test('the load balancer forwards WebSocket upgrades to both instances', async (t) => {
+  const nginx = read('deploy/nginx.conf');
+  t.match(nginx, /upstream horologium \{\s*server horologium-a:8080;\s*server horologium-b:8080;\s*\}/);
+  t.match(nginx, /proxy_http_version 1\.1;/);
+  t.match(nginx, /proxy_set_header Upgrade \$http_upgrade;/);
+  t.match(nginx, /proxy_set_header Connection \$connection_upgrade;/);
+  t.match(nginx, /map \$http_upgrade \$connection_upgrade \{\s*default upgrade;/);
+  t.match(nginx, /proxy_read_timeout 3600s;/, 'streams outlive the default 60 s');
+  t.match(nginx, /proxy_set_header X-Forwarded-For/);
+  t.match(nginx, /client_max_body_size 17m;/, 'bodies up to the server’s own 16 MiB limit get through');
 });
