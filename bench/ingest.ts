@@ -12,8 +12,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 import { startChild, stopChild } from './children.js';
+import { driveToolResults } from './load.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string, fallback: number) => {
@@ -22,29 +22,7 @@ const opt = (name: string, fallback: number) => {
 };
 const SECONDS = opt('seconds', 10);
 const CONNECTIONS = opt('connections', 50);
-
-function result2k(k: number): string {
-  return JSON.stringify({ content: 'x'.repeat(1900), n: k, path: 'src/app.ts' });
-}
-
-async function drive(url: string, seq: { n: number }) {
-  const r = await autocannon({
-    url,
-    connections: CONNECTIONS,
-    duration: SECONDS,
-    requests: [
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        setupRequest: (req) => {
-          const k = seq.n++;
-          return { ...req, body: `{"call_id":"c${k}","name":"grep","result":${result2k(k)}}` };
-        },
-      },
-    ],
-  });
-  return { rps: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
-}
+const drive = (url: string, seq: { n: number }) => driveToolResults(url, seq, CONNECTIONS, SECONDS);
 
 async function bigResults(url: string, bytes: number, count: number): Promise<number> {
   const payload = `{"content":"${'y'.repeat(bytes - 40)}","n":12345678901234567890}`;
