@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { rssKiB, startChild, stopChild } from './children.js';
-import { agent, latency, sleep, subscribeAll, throughput, type Target } from './harness.js';
+import { agent, latency, sleep, subscribeAll, throughput, type Target, type Throughput } from './harness.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string, fallback: number) => {
@@ -36,7 +36,7 @@ type Kind = 'horologium' | 'bare-ws' | 'socket.io';
 const KINDS: Kind[] = ['horologium', 'bare-ws', 'socket.io'];
 const PORTS: Record<Kind, number> = { horologium: 18_911, 'bare-ws': 18_912, 'socket.io': 18_913 };
 
-const target = (kind: Kind): Target => ({ name: kind, protocol: kind === 'socket.io' ? 'socket.io' : 'ws', subscribePort: PORTS[kind], postPort: PORTS[kind] });
+const target = (kind: Kind, pid?: number): Target => ({ name: kind, protocol: kind === 'socket.io' ? 'socket.io' : 'ws', subscribePort: PORTS[kind], postPort: PORTS[kind], ...(pid ? { pids: [pid] } : {}) });
 
 const dir = mkdtempSync(join(tmpdir(), 'horologium-fanout-'));
 
@@ -75,13 +75,13 @@ try {
     { label: '1,000 subscribers, 1 session', sessions: 1, per: 1000 },
     { label: '1,000 sessions, 1 subscriber each', sessions: 1000, per: 1 },
   ];
-  const fps: Record<string, Record<Kind, { fps: number; lost: number }>> = {};
+  const fps: Record<string, Record<Kind, Throughput>> = {};
   const lat: Partial<Record<Kind, { p50: number; p99: number; samples: number }>> = {};
   for (const kind of ONLY_IDLE ? [] : KINDS) {
     const child = await launch(kind);
     try {
       for (const [k, s] of scenarios.entries()) {
-        (fps[s.label] ??= {} as Record<Kind, { fps: number; lost: number }>)[kind] = await throughput(target(kind), `t${k}`, s.sessions, s.per, SECONDS);
+        (fps[s.label] ??= {} as Record<Kind, Throughput>)[kind] = await throughput(target(kind, child.pid), `t${k}`, s.sessions, s.per, SECONDS);
       }
       lat[kind] = await latency(target(kind), 100, 1000, SECONDS);
     } finally {
@@ -94,8 +94,14 @@ try {
   rows.push('| measure | Horologium | bare ws | Socket.IO 4 | Horologium / bare ws | Horologium / Socket.IO |');
   rows.push('|---|---|---|---|---|---|');
   for (const s of ONLY_IDLE ? [] : scenarios) {
-    const r = fps[s.label] as Record<Kind, { fps: number }>;
+    const r = fps[s.label] as Record<Kind, Throughput>;
     rows.push(`| delivered frames/s, ${s.label} | ${fmt(r.horologium.fps)} | ${fmt(r['bare-ws'].fps)} | ${fmt(r['socket.io'].fps)} | ${ratio(r.horologium.fps, r['bare-ws'].fps)} | ${ratio(r.horologium.fps, r['socket.io'].fps)} |`);
+  }
+  // The harness is the ceiling of frames/s at many subscribers; the server's CPU per frame is not.
+  for (const s of ONLY_IDLE ? [] : scenarios) {
+    const r = fps[s.label] as Record<Kind, Throughput>;
+    const c = (k: Kind) => r[k].cpuPerFrame.toFixed(2);
+    rows.push(`| server CPU µs per delivered frame (lower is better), ${s.label} | ${c('horologium')} | ${c('bare-ws')} | ${c('socket.io')} | ${ratio(r.horologium.cpuPerFrame, r['bare-ws'].cpuPerFrame)} | ${ratio(r.horologium.cpuPerFrame, r['socket.io'].cpuPerFrame)} |`);
   }
   const l = lat as Record<Kind, { p50: number; p99: number; samples: number }>;
   if (!ONLY_IDLE) rows.push(`| POST-to-frame p50, ms, 1,000 events/s into 100 subscribers | ${fmt(l.horologium.p50)} | ${fmt(l['bare-ws'].p50)} | ${fmt(l['socket.io'].p50)} | ${ratio(l.horologium.p50, l['bare-ws'].p50)} | |`);

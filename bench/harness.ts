@@ -1,12 +1,12 @@
 /**
- * The client harness of the stream benchmarks (bench/fanout.ts, bench/scale.ts): subscribers over
- * `ws` or `socket.io-client`, a producer posting events over HTTP, and the two measures (delivered
- * frames per second, POST-to-frame latency). A target may take posts on one port and serve
+ * The client harness of the stream benchmarks (bench/fanout.ts, bench/scale.ts): subscribers as raw
+ * `ws` clients (speaking Socket.IO's wire protocol for Socket.IO), a producer posting events over
+ * HTTP, and the two measures (delivered frames per second, POST-to-frame latency). A target may take posts on one port and serve
  * subscribers on another (two instances sharing Redis).
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { io as ioClient } from 'socket.io-client';
 import { WebSocket } from 'ws';
 
 export interface Target {
@@ -14,9 +14,21 @@ export interface Target {
   protocol: 'ws' | 'socket.io';
   subscribePort: number;
   postPort: number;
+  /** The server processes whose CPU time is charged to the delivered frames, if known. */
+  pids?: number[];
 }
 
-type OnStatus = (frame: Buffer | { result: { data: { t: number } } }) => void;
+/** User + system CPU time of processes so far, in microseconds (Linux /proc, 100 ticks a second). */
+function cpuMicros(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks * 10_000;
+}
+
+type OnStatus = (frame: Buffer) => void;
 
 const IN_FLIGHT = 32;
 const WINDOW = 64;
@@ -31,27 +43,54 @@ function isStatus(data: Buffer): boolean {
   return data.length > 20 && data[12] === 0x74 && data[11] === 0x73;
 }
 
+/** A Socket.IO event packet `42["status",…`; byte 5 tells it from `42["subscribed",…`. */
+function isSocketIoStatus(data: Buffer): boolean {
+  return data[0] === 0x34 && data[1] === 0x32 && data[5] === 0x74;
+}
+
+/**
+ * One subscriber. Every server is read by the same raw `ws` client, so the client-side cost per
+ * frame is the same and the servers are what differs: for Socket.IO the client speaks its wire
+ * protocol (Engine.IO 4) itself instead of running socket.io-client, whose decoding would make the
+ * harness, not the server, the limit.
+ */
 export function subscribe(target: Target, session: string, onStatus: OnStatus): Promise<Subscriber> {
   const port = target.subscribePort;
   return new Promise((resolve, reject) => {
-    if (target.protocol === 'socket.io') {
-      const socket = ioClient(`http://127.0.0.1:${port}`, { transports: ['websocket'], query: { session }, forceNew: true, reconnection: false });
-      socket.on('connect_error', reject);
-      socket.on('subscribed', () => resolve({ close: () => socket.close() }));
-      socket.on('status', onStatus);
-      return;
-    }
-    const ws = new WebSocket(`ws://127.0.0.1:${port}/v1/stream?session=${session}`, { perMessageDeflate: false });
+    const socketIo = target.protocol === 'socket.io';
+    const url = socketIo
+      ? `ws://127.0.0.1:${port}/socket.io/?EIO=4&transport=websocket&session=${session}`
+      : `ws://127.0.0.1:${port}/v1/stream?session=${session}`;
+    const ws = new WebSocket(url, { perMessageDeflate: false });
     let ready = false;
+    const done = () => {
+      ready = true;
+      resolve({ close: () => ws.terminate() });
+    };
     ws.on('error', reject);
     ws.on('message', (data: Buffer) => {
-      if (isStatus(data)) onStatus(data);
-      else if (!ready && data[12] === 0x75) {
-        ready = true;
-        resolve({ close: () => ws.terminate() });
+      if (socketIo) {
+        if (isSocketIoStatus(data)) onStatus(data);
+        else if (data[0] === 0x30) ws.send('40'); // Engine.IO open: join the default namespace
+        else if (data.length === 1 && data[0] === 0x32) ws.send('3'); // ping → pong
+        else if (!ready && data[0] === 0x34 && data[1] === 0x32 && data[5] === 0x75) done();
+        return;
       }
+      if (isStatus(data)) onStatus(data);
+      else if (!ready && data[12] === 0x75) done();
     });
   });
+}
+
+/** The `t` the producer put in a status frame's data, whichever server framed it. */
+export function sentAt(target: Target, frame: Buffer): number {
+  const text = frame.toString();
+  const status = target.protocol === 'socket.io' ? (JSON.parse(text.slice(2)) as [string, StatusFrame])[1] : (JSON.parse(text) as StatusFrame);
+  return status.result.data.t;
+}
+
+interface StatusFrame {
+  result: { data: { t: number } };
 }
 
 export async function subscribeAll(target: Target, sessions: string[], onStatus: OnStatus): Promise<Subscriber[]> {
@@ -82,7 +121,14 @@ export const eventBody = (n: number) => `{"type":"bench","data":{"n":${n},"t":${
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Delivered frames per second with `perSession` subscribers on each of `sessionCount` sessions. */
-export async function throughput(target: Target, label: string, sessionCount: number, perSession: number, seconds: number): Promise<{ fps: number; lost: number }> {
+export interface Throughput {
+  fps: number;
+  lost: number;
+  /** Server CPU per delivered frame, µs (NaN when the target names no pids). */
+  cpuPerFrame: number;
+}
+
+export async function throughput(target: Target, label: string, sessionCount: number, perSession: number, seconds: number): Promise<Throughput> {
   const sessions = Array.from({ length: sessionCount }, (_, k) => `${label}-${k}`);
   let frames = 0;
   let lastFrameAt = 0;
@@ -112,6 +158,7 @@ export async function throughput(target: Target, label: string, sessionCount: nu
     frames = 0;
     posted = 0;
     const started = performance.now();
+    const cpuBefore = target.pids ? cpuMicros(target.pids) : NaN;
     producing = true;
     pump();
     await sleep(ms);
@@ -123,7 +170,8 @@ export async function throughput(target: Target, label: string, sessionCount: nu
       if (frames !== before) idle = 0;
     }
     while (inFlight > 0) await sleep(10);
-    return { fps: frames / ((lastFrameAt - started) / 1000), lost: posted * perSession - frames };
+    const cpu = target.pids ? cpuMicros(target.pids) - cpuBefore : NaN;
+    return { fps: frames / ((lastFrameAt - started) / 1000), lost: posted * perSession - frames, cpuPerFrame: cpu / frames };
   };
   await phase(1000); // warm-up
   const measured = await phase(seconds * 1000);
@@ -139,8 +187,7 @@ export async function latency(target: Target, subscribers: number, rate: number,
   let recording = false;
   const subs = await subscribeAll(target, Array.from({ length: subscribers }, () => session), (frame) => {
     if (!recording) return;
-    const parsed = Buffer.isBuffer(frame) ? (JSON.parse(frame.toString()) as { result: { data: { t: number } } }) : frame;
-    samples.push(performance.timeOrigin + performance.now() - parsed.result.data.t);
+    samples.push(performance.timeOrigin + performance.now() - sentAt(target, frame));
   });
   const run = async (ms: number) => {
     const started = performance.now();

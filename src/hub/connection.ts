@@ -14,6 +14,7 @@
 import type { WebSocket } from 'ws';
 import { StoreUnavailableError, type EventPage, type Store } from '../store/types.js';
 import { errorFrame, subscribedFrame, unsubscribedFrame } from './frames.js';
+import { rawSocket } from './ws-frame.js';
 
 export const CLOSE = { GOING_AWAY: 1001, UNSUPPORTED: 1003, TOO_LARGE: 1009, UNAUTHORIZED: 4001, FORBIDDEN: 4003, SLOW_CONSUMER: 4008 } as const;
 const REPLAY_PAGE = 200;
@@ -63,8 +64,11 @@ export class Connection {
     if (!this.closing && this.ws.readyState === this.ws.OPEN) this.ws.send(text);
   }
 
-  /** A live event for one of this connection's subscriptions (the same bytes for every subscriber). */
-  deliver(sub: Subscription, seq: number, bytes: Buffer): void {
+  /**
+   * A live event for one of this connection's subscriptions: `bytes` is the frame text, `frame`
+   * the complete WebSocket frame of it, the same for every subscriber.
+   */
+  deliver(sub: Subscription, seq: number, bytes: Buffer, frame: Buffer): void {
     if (this.closing) return;
     if (!sub.live) {
       sub.pending.push({ seq, bytes });
@@ -86,7 +90,8 @@ export class Connection {
       return;
     }
     sub.lastSent = seq;
-    this.ws.send(bytes, { binary: false });
+    const socket = rawSocket(this.ws);
+    if (socket && this.ws.readyState === this.ws.OPEN) socket.write(frame);
   }
 
   async subscribe(session: string, since: number | undefined, epoch: string | undefined): Promise<void> {
@@ -201,7 +206,7 @@ export class Connection {
 
   /** Waits while the socket holds more than half the buffer: the replay follows the reader. */
   private async paced(): Promise<void> {
-    const socket = (this.ws as unknown as { _socket?: NodeJS.EventEmitter })._socket;
+    const socket = rawSocket(this.ws);
     while (!this.closing && socket && this.ws.bufferedAmount > this.limits.maxBufferedBytes / 2) {
       await new Promise<void>((resolve) => {
         const done = () => {

@@ -1,6 +1,7 @@
 /**
- * Local fan-out: session → subscriptions. Each committed event is turned into bytes once and the
- * same Buffer is written to every subscriber; nothing is stringified per subscriber. Gaps in the
+ * Local fan-out: session → subscriptions. Each committed event is turned into one complete
+ * WebSocket frame and the same bytes are written to every subscriber's socket; nothing is
+ * stringified or framed per subscriber. Gaps in the
  * live feed (possible only with redis) are each subscription's to fill: see Connection.catchUp. Also runs the
  * heartbeat: a 💓 text frame and a protocol ping every interval, and drops a peer whose last pong
  * is older than two intervals.
@@ -8,6 +9,7 @@
 import type { Store } from '../store/types.js';
 import { CLOSE, type Connection, type Subscription, type SubscriptionRegistry } from './connection.js';
 import { HEARTBEAT } from './frames.js';
+import { textFrame } from './ws-frame.js';
 
 export class Hub implements SubscriptionRegistry {
   private readonly sessions = new Map<string, Set<Subscription>>();
@@ -22,9 +24,10 @@ export class Hub implements SubscriptionRegistry {
           const subs = this.sessions.get(e.session);
           if (!subs) continue;
           const bytes = Buffer.from(e.frame);
+          const frame = textFrame(bytes);
           // A delivery may close its connection and remove that subscription: deleting from a Set
           // being iterated is safe, so no copy is made per event.
-          for (const sub of subs) sub.connection.deliver(sub, e.seq, bytes);
+          for (const sub of subs) sub.connection.deliver(sub, e.seq, bytes, frame);
         }
       },
       // The live feed was away (redis pub/sub reconnected): every subscription re-reads from its
