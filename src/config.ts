@@ -34,16 +34,20 @@ export const staticToken = z.object({
 });
 export type StaticToken = z.infer<typeof staticToken>;
 
-const tokens = z.string().transform((value, ctx): StaticToken[] => {
-  let text = value;
-  if (value.startsWith('@')) {
-    try {
-      text = readFileSync(value.slice(1), 'utf8');
-    } catch (err) {
-      ctx.addIssue({ code: 'custom', message: `cannot read ${value.slice(1)}: ${(err as Error).message}` });
-      return z.NEVER;
-    }
+/** The value itself, or the content of the file `@path` names (undefined, with an issue, if unreadable). */
+function atPath(value: string, ctx: z.RefinementCtx): string | undefined {
+  if (!value.startsWith('@')) return value;
+  try {
+    return readFileSync(value.slice(1), 'utf8');
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: `cannot read ${value.slice(1)}: ${(err as Error).message}` });
+    return undefined;
   }
+}
+
+const tokens = z.string().transform((value, ctx): StaticToken[] => {
+  const text = atPath(value, ctx);
+  if (text === undefined) return z.NEVER;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -60,15 +64,9 @@ const tokens = z.string().transform((value, ctx): StaticToken[] => {
 });
 
 const pem = z.string().transform((value, ctx) => {
-  let text = value.replace(/\\n/g, '\n');
-  if (value.startsWith('@')) {
-    try {
-      text = readFileSync(value.slice(1), 'utf8');
-    } catch (err) {
-      ctx.addIssue({ code: 'custom', message: `cannot read ${value.slice(1)}: ${(err as Error).message}` });
-      return z.NEVER;
-    }
-  }
+  // Inline PEMs may come with their newlines written as \n (one-line env files).
+  const text = value.startsWith('@') ? atPath(value, ctx) : value.replace(/\\n/g, '\n');
+  if (text === undefined) return z.NEVER;
   try {
     jwtPublicKey(text);
   } catch (err) {

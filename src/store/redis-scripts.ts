@@ -26,6 +26,18 @@ local function append_event(heads, events, framePrefix, frameSuffix, hist, chann
 end
 `;
 
+/** Appends "seq\nvalue" for the seqs from..to of a seq-keyed hash (contiguous: one HMGET). */
+const APPEND_RANGE = `
+local function append_range(out, key, from, to)
+  local fields = {}
+  for s = from, to do fields[#fields + 1] = s end
+  local items = redis.call('HMGET', key, unpack(fields))
+  for i = 1, #items do
+    if items[i] then out[#out + 1] = (from + i - 1) .. '\\n' .. items[i] end
+  end
+end
+`;
+
 /** KEYS: heads, events. ARGV: framePrefix, frameSuffix, historySize, epoch, channel, session, type. */
 export const APPEND = `${APPEND_EVENT}
 redis.call('HSETNX', KEYS[1], 'epoch', ARGV[4])
@@ -84,7 +96,7 @@ return {'ok', committed}
  * item...}. A session read before its first write gets its epoch here, so that the epoch a
  * subscriber saw is the one later writes keep.
  */
-export const READ_EVENTS = `
+export const READ_EVENTS = `${APPEND_RANGE}
 redis.call('HSETNX', KEYS[1], 'epoch', ARGV[4])
 local epoch = redis.call('HGET', KEYS[1], 'epoch')
 local head = tonumber(redis.call('HGET', KEYS[1], 'event_head') or '0')
@@ -95,18 +107,13 @@ local out = {epoch, head, oldest}
 local from = math.max(tonumber(ARGV[1]) + 1, oldest)
 local to = math.min(head, from + tonumber(ARGV[2]) - 1)
 if from <= to and oldest > 0 then
-  local fields = {}
-  for s = from, to do fields[#fields + 1] = s end
-  local items = redis.call('HMGET', KEYS[2], unpack(fields))
-  for i = 1, #items do
-    if items[i] then out[#out + 1] = (from + i - 1) .. '\\n' .. items[i] end
-  end
+  append_range(out, KEYS[2], from, to)
 end
 return out
 `;
 
 /** KEYS: heads, queue. ARGV: after ('' = the committed cursor), limit. Returns {committed, head, entry...}. */
-export const READ_QUEUE = `
+export const READ_QUEUE = `${APPEND_RANGE}
 local committed = tonumber(redis.call('HGET', KEYS[1], 'committed') or '0')
 local head = tonumber(redis.call('HGET', KEYS[1], 'queue_head') or '0')
 local after = committed
@@ -115,12 +122,7 @@ local out = {committed, head}
 local from = after + 1
 local to = math.min(head, after + tonumber(ARGV[2]))
 if from <= to then
-  local fields = {}
-  for s = from, to do fields[#fields + 1] = s end
-  local items = redis.call('HMGET', KEYS[2], unpack(fields))
-  for i = 1, #items do
-    if items[i] then out[#out + 1] = (from + i - 1) .. '\\n' .. items[i] end
-  end
+  append_range(out, KEYS[2], from, to)
 end
 return out
 `;
