@@ -18,6 +18,8 @@ import { rawSocket } from './ws-frame.js';
 
 export const CLOSE = { GOING_AWAY: 1001, UNSUPPORTED: 1003, TOO_LARGE: 1009, UNAUTHORIZED: 4001, FORBIDDEN: 4003, SLOW_CONSUMER: 4008 } as const;
 const REPLAY_PAGE = 200;
+/** Reads a catch-up tries before giving the client back to its own resume (about 2.5 s in all). */
+const CATCH_UP_ATTEMPTS = 4;
 /** A peer that does not read the 4008 close frame within this is cut. */
 const CLOSE_GRACE_MS = 30_000;
 
@@ -134,12 +136,17 @@ export class Connection {
     if (this.closing || !sub.live) return;
     sub.live = false;
     this.enqueue(async () => {
-      try {
-        await this.goLive(sub, undefined);
-      } catch {
-        // The store is unreachable: the client reconnects and resumes from its seq.
-        this.close(CLOSE.GOING_AWAY, 'events could not be delivered in order; resume from your last seq');
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.goLive(sub, undefined);
+          return;
+        } catch (err) {
+          if (!(err instanceof StoreUnavailableError) || attempt === CATCH_UP_ATTEMPTS) break;
+          await new Promise((r) => setTimeout(r, 250 * attempt));
+        }
       }
+      // The store stays unreachable: the client reconnects and resumes from its seq.
+      this.close(CLOSE.GOING_AWAY, 'events could not be delivered in order; resume from your last seq');
     });
   }
 

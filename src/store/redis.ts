@@ -96,7 +96,7 @@ export class RedisStore implements Store {
     this.subscriber.on('ready', () => {
       if (!this.subscribedOnce) return;
       this.subscriber.subscribe(CHANNEL).then(
-        () => this.listeners.resync(),
+        () => this.announceResync(),
         () => this.subscriber.disconnect(true),
       );
     });
@@ -216,6 +216,15 @@ export class RedisStore implements Store {
 
   listen(listener: StoreListener): () => void {
     return this.listeners.add(listener);
+  }
+
+  /**
+   * The two connections come back at their own pace: the subscriptions re-read through the
+   * command connection, so `resync` waits until that one is ready too.
+   */
+  private announceResync(): void {
+    if (this.redis.status === 'ready') this.listeners.resync();
+    else this.redis.once('ready', () => this.listeners.resync());
   }
 
   /** Runs a command; any failure to reach Redis is the store being unavailable (503). */
