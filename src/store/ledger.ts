@@ -65,16 +65,14 @@ export class Ledger {
 
   completeCall(tx: LedgerTx, session: string, input: CompleteCallInput): CompleteCallOutcome {
     const record = tx.call(session, input.callId) ?? {};
-    const repeat = completeRepeat(record, input);
-    if (repeat) return repeat;
     const now = this.clock();
-    const started = record.started;
-    const executionTimeJson = executionTimeOf(input, started, now);
     // Everything that can throw comes before the first write, so a failure stores nothing.
-    const data = input.composeData(started, executionTimeJson);
+    const decided = completion(record, input, now);
+    if ('repeat' in decided) return decided.repeat;
+    const { data, entry } = decided;
     const heads = tx.heads(session);
     const queueSeq = heads.queueHead + 1;
-    tx.insertQueueEntry(session, { queueSeq, ...queueEntryOf(input, started, executionTimeJson, now) });
+    tx.insertQueueEntry(session, { queueSeq, ...entry });
     const event = this.event(tx, session, heads, 'tool_completed', data, now);
     tx.setHeads(session, { ...heads, eventHead: event.seq, queueHead: queueSeq });
     tx.putCall(session, input.callId, {
@@ -124,8 +122,24 @@ export function startRepeat(record: CallRecord | undefined, input: StartCallInpu
   return undefined;
 }
 
+/**
+ * What a tool-results writes, decided from the call's record: the reply to a repeat, or the
+ * tool_completed data and the queue entry (but its queueSeq).
+ */
+export function completion(
+  record: CallRecord,
+  input: CompleteCallInput,
+  now: number,
+): { repeat: CompleteCallOutcome } | { data: string; entry: Omit<QueueEntry, 'queueSeq'> } {
+  const repeat = completeRepeat(record, input);
+  if (repeat) return { repeat };
+  const started = record.started;
+  const executionTimeJson = executionTimeOf(input, started, now);
+  return { data: input.composeData(started, executionTimeJson), entry: queueEntryOf(input, started, executionTimeJson, now) };
+}
+
 /** The reply to a tool-results whose call_id already has a result; undefined when it has none. */
-export function completeRepeat(record: CallRecord | undefined, input: CompleteCallInput): CompleteCallOutcome | undefined {
+function completeRepeat(record: CallRecord | undefined, input: CompleteCallInput): CompleteCallOutcome | undefined {
   if (!record?.completed) return undefined;
   return record.completed.fingerprint === input.fingerprint
     ? { status: 'duplicate', queueSeq: record.completed.queueSeq, eventSeq: record.completed.eventSeq }
@@ -138,12 +152,12 @@ export function startedCall(input: StartCallInput, now: number): Omit<NonNullabl
 }
 
 /** The producer's execution time, else the time since tool_starting, else null (JSON text). */
-export function executionTimeOf(input: CompleteCallInput, started: StartedCall | undefined, now: number): string {
+function executionTimeOf(input: CompleteCallInput, started: StartedCall | undefined, now: number): string {
   return input.executionTimeJson ?? (started ? String(Math.max(0, roundMicros(now - started.startedAt))) : 'null');
 }
 
 /** The queue entry of a result, but its queueSeq. */
-export function queueEntryOf(input: CompleteCallInput, started: StartedCall | undefined, executionTimeJson: string, now: number): Omit<QueueEntry, 'queueSeq'> {
+function queueEntryOf(input: CompleteCallInput, started: StartedCall | undefined, executionTimeJson: string, now: number): Omit<QueueEntry, 'queueSeq'> {
   return {
     callId: input.callId,
     name: input.name,

@@ -15,7 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { statusFrameAround } from '../hub/frames.js';
-import { completeRepeat, executionTimeOf, queueEntryOf, startedCall, startRepeat, systemClock, type CallRecord, type Clock } from './ledger.js';
+import { completion, startedCall, startRepeat, systemClock, type CallRecord, type Clock } from './ledger.js';
 import { Listeners } from './listeners.js';
 import { ACK, APPEND, COMPLETE_CALL, READ_EVENTS, READ_QUEUE, START_CALL } from './redis-scripts.js';
 import {
@@ -159,14 +159,11 @@ export class RedisStore implements Store {
     let expected = '';
     for (let attempt = 0; attempt < MAX_RECOMPOSE; attempt++) {
       const record = expected === '' ? {} : (JSON.parse(expected) as CallRecord);
-      const repeat = completeRepeat(record, input);
-      if (repeat) return repeat;
       const now = this.clock();
-      const started = record.started;
-      const executionTimeJson = executionTimeOf(input, started, now);
-      const data = input.composeData(started, executionTimeJson);
-      const [before, after] = statusFrameAround('tool_completed', data, now, randomUUID(), session);
-      const entry = JSON.stringify(queueEntryOf(input, started, executionTimeJson, now));
+      const decided = completion(record, input, now);
+      if ('repeat' in decided) return decided.repeat;
+      const [before, after] = statusFrameAround('tool_completed', decided.data, now, randomUUID(), session);
+      const entry = JSON.stringify(decided.entry);
       const base = JSON.stringify({ ...record, completed: { fingerprint: input.fingerprint } });
       const recordPrefix = `${base.slice(0, -2)},"queueSeq":`;
       const reply = await this.call(() =>
