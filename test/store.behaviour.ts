@@ -16,7 +16,7 @@ export function result(callId: string, resultJson: string, fingerprint = resultJ
     executionTimeJson: null,
     isError: false,
     fingerprint,
-    composeData: (started, exec) => `{"call_id":${JSON.stringify(callId)},"execution_time":${exec},"started":${started ? JSON.stringify(started.name) : 'null'}}`,
+    completed: { previewJson: resultJson, argumentsJson: null },
   };
 }
 
@@ -35,7 +35,7 @@ export function storeBehaviour(t: Test, make: StoreFactory): void {
     t.same(page.events.map((e) => e.seq), [1, 2, 3]);
     t.equal(page.head, 3);
     t.equal(page.oldest, 1);
-    t.match(JSON.parse(page.events[2]!.frame), { method: 'status', result: { type: 'tool_completed', session: 's', seq: 3, data: { call_id: 'c1', started: 'grep' } } });
+    t.match(JSON.parse(page.events[2]!.frame), { method: 'status', result: { type: 'tool_completed', session: 's', seq: 3, data: { call_id: 'c1', name: 'tool', result: { big: 12345678901234567890123 }, arguments: { q: 1 } } } });
   });
 
   t.test('concurrent writes get distinct, gapless seqs in acceptance order', async (t) => {

@@ -6,9 +6,9 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { HorologiumError } from '../errors.js';
-import { toolCompletedData, toolStartingData } from '../events/tool-events.js';
+import { toolStartingData } from '../events/tool-events.js';
 import { jsonText, member, type JsonNode } from '../json/lossless.js';
-import { argumentTexts, NO_ARGUMENTS, withLongStringsTruncated } from '../preview/arguments.js';
+import { argumentTexts, withLongStringsTruncated } from '../preview/arguments.js';
 import { previewJson } from '../preview/preview.js';
 import type { AppContext } from '../app-context.js';
 import { eventBody, RESERVED_EVENT_TYPES, toolCallBody, toolResultBody } from '../wire.js';
@@ -70,15 +70,7 @@ export function ingestRoutes(app: FastifyInstance, ctx: AppContext): void {
       executionTimeJson: execNode && execNode.kind === 'number' ? jsonText(doc, execNode) : null,
       isError,
       fingerprint: fingerprint(fields.name, argsJson, resultJson),
-      composeData: (startedCall, executionTimeJson) =>
-        toolCompletedData(
-          fields.name,
-          fields.call_id,
-          executionTimeJson,
-          isError,
-          preview,
-          bodyArguments ?? startedCall?.argumentsJson ?? NO_ARGUMENTS.arguments,
-        ),
+      completed: { previewJson: preview, argumentsJson: bodyArguments ?? null },
     });
     if (outcome.status === 'conflict') throw new HorologiumError('CALL_ID_CONFLICT', `call_id ${fields.call_id}: ${outcome.message}.`);
     const duplicate = outcome.status === 'duplicate';

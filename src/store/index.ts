@@ -6,7 +6,12 @@ import type { Store, StoreOptions } from './types.js';
 
 export function createStore(url: string, options: StoreOptions): Store {
   if (url === 'memory:') return new MemoryStore(options);
-  if (url.startsWith('sqlite:')) return new SqliteStore(url.slice('sqlite:'.length), options);
+  if (url.startsWith('sqlite:')) {
+    const path = url.slice('sqlite:'.length);
+    // Two connections (the writer thread's and the readers') must see one file.
+    if (path === ':memory:' || path === '') throw new Error('HOROLOGIUM_STORE: sqlite: needs a file path (use memory: for a store that keeps nothing)');
+    return new SqliteStore(path, options);
+  }
   if (/^rediss?:\/\//.test(url)) return new RedisStore(url, options);
   throw new Error(`HOROLOGIUM_STORE: unknown store ${url}`);
 }

@@ -5,7 +5,9 @@
  * sqlite cannot drift apart.
  */
 import { randomUUID } from 'node:crypto';
+import { toolCompletedData } from '../events/tool-events.js';
 import { statusFrame } from '../hub/frames.js';
+import { NO_ARGUMENTS } from '../preview/arguments.js';
 import type {
   AckOutcome,
   CompleteCallInput,
@@ -135,7 +137,16 @@ export function completion(
   if (repeat) return { repeat };
   const started = record.started;
   const executionTimeJson = executionTimeOf(input, started, now);
-  return { data: input.composeData(started, executionTimeJson), entry: queueEntryOf(input, started, executionTimeJson, now) };
+  const { previewJson, argumentsJson } = input.completed;
+  const data = toolCompletedData(
+    input.name,
+    input.callId,
+    executionTimeJson,
+    input.isError,
+    previewJson,
+    argumentsJson ?? started?.argumentsJson ?? NO_ARGUMENTS.arguments,
+  );
+  return { data, entry: queueEntryOf(input, started, executionTimeJson, now) };
 }
 
 /** The reply to a tool-results whose call_id already has a result; undefined when it has none. */

@@ -1,18 +1,18 @@
 /**
- * The `sqlite:PATH` backend, the embedded default. WAL with synchronous=FULL: a commit is on disk
- * before its promise resolves, so a 202 survives `kill -9` (and power loss) at any instant.
+ * The `sqlite:PATH` backend, the embedded default (WAL, synchronous=FULL).
  *
- * Group commit: writes submitted in the same event-loop turn share one transaction, flushed from
- * `setImmediate`; each write runs in its own savepoint so that one failing write rolls back alone,
- * and every write's promise settles only after the shared commit. One fsync then serves many
- * requests, which is what lets durable ingest keep pace with a bare route.
+ * Writes go to a writer thread (sqlite-worker.ts, which runs sqlite-writer.ts); reads run here on a
+ * connection of their own (sqlite-reader.ts). Group commit: the writes of one event-loop turn go
+ * to the writer as one batch, and the writer commits every batch that waited for it while it was
+ * committing in one transaction, with one fsync. Each write's promise settles only after the commit that holds it, so a 202
+ * survives `kill -9` at any instant, and listeners hear of events only after their commit.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { randomUUID } from 'node:crypto';
-import Database from 'better-sqlite3';
-import { ack, EMPTY_HEADS, Ledger, type CallRecord, type Clock, type LedgerTx, type SessionHeads } from './ledger.js';
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
 import { Listeners } from './listeners.js';
+import { SqliteReader } from './sqlite-reader.js';
+import type { WriterOptions, WriterReply } from './sqlite-worker.js';
+import type { WriteOp, WriteResult, WriteValue } from './sqlite-writer.js';
 import {
   StoreUnavailableError,
   type AckOutcome,
@@ -20,7 +20,6 @@ import {
   type CompleteCallOutcome,
   type EventPage,
   type EventRecord,
-  type QueueEntry,
   type QueuePage,
   type StartCallInput,
   type StartCallOutcome,
@@ -29,310 +28,234 @@ import {
   type StoreOptions,
 } from './types.js';
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS sessions (
-  id TEXT PRIMARY KEY,
-  event_head INTEGER NOT NULL,
-  queue_head INTEGER NOT NULL,
-  committed INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS events (
-  session TEXT NOT NULL,
-  seq INTEGER NOT NULL,
-  type TEXT NOT NULL,
-  frame TEXT NOT NULL,
-  PRIMARY KEY (session, seq)
-);
-CREATE TABLE IF NOT EXISTS queue (
-  session TEXT NOT NULL,
-  queue_seq INTEGER NOT NULL,
-  call_id TEXT NOT NULL,
-  name TEXT NOT NULL,
-  args TEXT,
-  result TEXT NOT NULL,
-  execution_time TEXT NOT NULL,
-  is_error INTEGER NOT NULL,
-  received_at TEXT NOT NULL,
-  PRIMARY KEY (session, queue_seq)
-);
-CREATE TABLE IF NOT EXISTS calls (
-  session TEXT NOT NULL,
-  call_id TEXT NOT NULL,
-  record TEXT NOT NULL,
-  PRIMARY KEY (session, call_id)
-);
-`;
-
-interface QueueRow {
-  queue_seq: number;
-  call_id: string;
-  name: string;
-  args: string | null;
-  result: string;
-  execution_time: string;
-  is_error: number;
-  received_at: string;
-}
-
-interface BatchOutcome {
-  outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }>;
-  events: EventRecord[];
-  queues: Map<string, number>;
-}
-
 interface PendingWrite {
-  run: () => unknown;
-  resolve: (value: unknown) => void;
-  reject: (error: unknown) => void;
+  op: WriteOp;
+  resolve: (value: WriteValue) => void;
+  reject: (error: Error) => void;
 }
+
+/** Under tsx (tests, `npm run dev`) this module is TypeScript, and so is its worker. */
+const UNDER_TSX = import.meta.url.endsWith('.ts');
+const WORKER_URL = new URL(UNDER_TSX ? './sqlite-worker.ts' : './sqlite-worker.js', import.meta.url);
+
+/** The writer thread; under tsx its loader is registered in the thread first (tsx does not). */
+function writerThread(workerData: WriterOptions): Worker {
+  if (!UNDER_TSX) return new Worker(WORKER_URL, { workerData });
+  const boot = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}); })`;
+  return new Worker(boot, { eval: true, workerData });
+}
+/** How long to wait before starting a new writer thread after one stopped unexpectedly. */
+const RESTART_DELAY_MS = 1000;
 
 export class SqliteStore implements Store {
   readonly kind = 'sqlite';
-  private db!: Database.Database;
-  private tx!: LedgerTx;
-  private statements!: ReturnType<SqliteStore['prepare']>;
-  /** Runs one write in a savepoint (better-sqlite3 nests transactions as savepoints). */
-  private savepoint!: (run: () => unknown) => unknown;
-  private epoch = '';
-  private readonly ledger: Ledger;
+  private worker: Worker | undefined;
+  private reader: SqliteReader | undefined;
   private readonly listeners = new Listeners();
-  private pending: PendingWrite[] = [];
-  private flushScheduled = false;
-  /** Events and queue growth of the batch being written, announced after its commit. */
-  private batchEvents: EventRecord[] = [];
-  private batchQueues = new Map<string, number>();
+  private queued: PendingWrite[] = [];
+  /** Batches handed to the writer and not answered yet, oldest first, by id. */
+  private readonly inFlight = new Map<number, PendingWrite[]>();
+  private sendScheduled = false;
+  private nextBatchId = 1;
+  /** Why writes are refused while the writer thread is being restarted. */
+  private writerDown: string | undefined;
+  private closing: Promise<void> | undefined;
+  private idleWaiters: Array<() => void> = [];
 
   constructor(
     private readonly path: string,
-    options: StoreOptions,
-    clock?: Clock,
-  ) {
-    this.ledger = new Ledger(options.historySize, clock);
-  }
+    private readonly options: StoreOptions,
+  ) {}
 
   async open(): Promise<void> {
-    if (this.path !== ':memory:') mkdirSync(dirname(this.path), { recursive: true });
-    this.db = new Database(this.path);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
-    this.db.pragma('busy_timeout = 5000');
-    this.db.exec(SCHEMA);
-    // The epoch names this database file: its event logs are lost only if the file is.
-    this.db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)').run('epoch', randomUUID());
-    this.epoch = (this.db.prepare('SELECT value FROM meta WHERE key = ?').get('epoch') as { value: string }).value;
-    this.statements = this.prepare();
-    this.savepoint = this.db.transaction((run: () => unknown) => run());
-    this.tx = this.ledgerTx();
+    const epoch = await this.startWriter();
+    this.reader = new SqliteReader(this.path, epoch);
   }
 
-  async close(): Promise<void> {
-    if (!this.db?.open) return;
-    this.flush();
-    this.db.close();
+  close(): Promise<void> {
+    if (!this.reader) return Promise.resolve();
+    this.closing ??= this.shutdown();
+    return this.closing;
   }
 
   async isReady(): Promise<boolean> {
-    return this.db?.open === true;
+    return this.reader?.open === true && this.closing === undefined && this.worker !== undefined && this.writerDown === undefined;
   }
 
   startCall(session: string, input: StartCallInput): Promise<StartCallOutcome> {
-    return this.write(() => {
-      const outcome = this.ledger.startCall(this.tx, session, input);
-      if (outcome.status === 'created') this.batchEvents.push(outcome.event);
-      return outcome;
-    });
+    return this.write({ kind: 'start', session, input }) as Promise<StartCallOutcome>;
   }
 
   completeCall(session: string, input: CompleteCallInput): Promise<CompleteCallOutcome> {
-    return this.write(() => {
-      const outcome = this.ledger.completeCall(this.tx, session, input);
-      if (outcome.status === 'created') {
-        this.batchEvents.push(outcome.event);
-        this.batchQueues.set(session, outcome.queueSeq);
-      }
-      return outcome;
-    });
+    return this.write({ kind: 'complete', session, input }) as Promise<CompleteCallOutcome>;
   }
 
   appendEvent(session: string, type: string, dataJson: string): Promise<EventRecord> {
-    return this.write(() => {
-      const event = this.ledger.appendEvent(this.tx, session, type, dataJson);
-      this.batchEvents.push(event);
-      return event;
-    });
-  }
-
-  async readQueue(session: string, after: number | undefined, limit: number): Promise<QueuePage> {
-    this.assertOpen();
-    const heads = this.tx.heads(session);
-    const rows = this.statements.readQueue.all(session, after ?? heads.committed, limit) as QueueRow[];
-    return {
-      session,
-      committed: heads.committed,
-      head: heads.queueHead,
-      entries: rows.map((r) => ({
-        queueSeq: r.queue_seq,
-        callId: r.call_id,
-        name: r.name,
-        argsJson: r.args,
-        resultJson: r.result,
-        executionTimeJson: r.execution_time,
-        isError: r.is_error === 1,
-        receivedAt: r.received_at,
-      })),
-    };
+    return this.write({ kind: 'event', session, type, dataJson }) as Promise<EventRecord>;
   }
 
   ack(session: string, through: number): Promise<AckOutcome> {
-    return this.write(() => ack(this.tx, session, through));
+    return this.write({ kind: 'ack', session, through }) as Promise<AckOutcome>;
+  }
+
+  async readQueue(session: string, after: number | undefined, limit: number): Promise<QueuePage> {
+    return this.openReader().readQueue(session, after, limit);
   }
 
   async readEvents(session: string, after: number, limit: number): Promise<EventPage> {
-    this.assertOpen();
-    const heads = this.tx.heads(session);
-    const oldest = (this.statements.oldestEvent.get(session) as { oldest: number | null }).oldest ?? 0;
-    const rows = this.statements.readEvents.all(session, after, limit) as { seq: number; type: string; frame: string }[];
-    return {
-      session,
-      epoch: this.epoch,
-      head: heads.eventHead,
-      oldest,
-      events: rows.map((r) => ({ session, seq: r.seq, type: r.type, frame: r.frame })),
-    };
+    return this.openReader().readEvents(session, after, limit);
   }
 
   async queueDepth(): Promise<number> {
-    this.assertOpen();
-    return (this.statements.queueDepth.get() as { depth: number | null }).depth ?? 0;
+    return this.openReader().queueDepth();
   }
 
   listen(listener: StoreListener): () => void {
     return this.listeners.add(listener);
   }
 
-  private assertOpen(): void {
-    if (!this.db?.open) throw new StoreUnavailableError('the sqlite store is closed');
+  private openReader(): SqliteReader {
+    if (!this.reader?.open) throw new StoreUnavailableError('the sqlite store is closed');
+    return this.reader;
   }
 
-  private write<T>(run: () => T): Promise<T> {
-    if (!this.db?.open) return Promise.reject(new StoreUnavailableError('the sqlite store is closed'));
-    return new Promise<T>((resolve, reject) => {
-      this.pending.push({ run, resolve: resolve as (v: unknown) => void, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => this.flush());
+  /** Starts the writer thread; resolves with the file's epoch once it has opened the file. */
+  private async startWriter(): Promise<string> {
+    const worker = writerThread({ path: this.path, historySize: this.options.historySize });
+    const [first] = (await Promise.race([once(worker, 'message'), once(worker, 'error').then(([e]) => Promise.reject(e))])) as [WriterReply];
+    if (!('ready' in first)) {
+      await worker.terminate();
+      throw new Error(`sqlite store ${this.path}: ${'openFailed' in first ? first.openFailed : 'the writer thread did not start'}`);
+    }
+    worker.on('message', (reply: WriterReply) => this.settle(reply));
+    worker.on('error', (error) => process.emitWarning(error));
+    worker.on('exit', () => this.writerStopped(worker));
+    worker.unref();
+    this.worker = worker;
+    return first.ready;
+  }
+
+  /** The writer thread ended: expected at close; otherwise fail what it held and start another. */
+  private writerStopped(worker: Worker): void {
+    if (this.worker !== worker) return;
+    this.worker = undefined;
+    if (this.closing) return;
+    this.writerDown = 'the sqlite writer thread stopped; it is being restarted';
+    const lost = [...[...this.inFlight.values()].flat(), ...this.queued];
+    this.inFlight.clear();
+    this.queued = [];
+    // A batch in flight may or may not have committed: like a lost reply, its writers get 503 and
+    // may retry (tool-calls and tool-results are idempotent by call_id).
+    for (const write of lost) write.reject(new StoreUnavailableError(this.writerDown));
+    this.notifyIdle();
+    const restart = (): void => {
+      if (this.closing) return;
+      this.startWriter().then(
+        () => {
+          this.writerDown = undefined;
+        },
+        (error: Error) => {
+          this.writerDown = `the sqlite writer thread could not restart: ${error.message}`;
+          setTimeout(restart, RESTART_DELAY_MS).unref();
+        },
+      );
+    };
+    setTimeout(restart, RESTART_DELAY_MS).unref();
+  }
+
+  private write(op: WriteOp): Promise<WriteValue> {
+    if (this.closing || !this.reader?.open) return Promise.reject(new StoreUnavailableError('the sqlite store is closed'));
+    if (this.writerDown) return Promise.reject(new StoreUnavailableError(this.writerDown));
+    return new Promise<WriteValue>((resolve, reject) => {
+      this.queued.push({ op, resolve, reject });
+      if (!this.sendScheduled) {
+        // Wait for the rest of this turn's writes, so that they share the batch.
+        this.sendScheduled = true;
+        setImmediate(() => {
+          this.sendScheduled = false;
+          this.send();
+        });
       }
     });
   }
 
-  /** Runs every pending write in one transaction, then settles them and announces what committed. */
-  private flush(): void {
-    this.flushScheduled = false;
-    const batch = this.pending;
-    if (batch.length === 0) return;
-    this.pending = [];
-    let done: BatchOutcome;
-    try {
-      // Fast path without savepoints (they cost more than the rest of a write). If any write
-      // throws, the whole transaction rolls back and the batch runs again, one savepoint a write,
-      // so that the failing write rolls back alone. Nothing of the first try was announced.
-      done = this.runBatch(batch, false) ?? (this.runBatch(batch, true) as BatchOutcome);
-    } catch (error) {
-      const failure = new StoreUnavailableError(`sqlite commit failed: ${(error as Error).message}`, { cause: error });
-      for (const write of batch) write.reject(failure);
-      return;
+  /** Hands every queued write to the writer as one batch. */
+  private send(): void {
+    if (this.queued.length === 0 || !this.worker) return;
+    const id = this.nextBatchId++;
+    this.inFlight.set(id, this.queued);
+    this.queued = [];
+    // Referenced while a batch is out, so that a pending write keeps the process alive.
+    this.worker.ref();
+    this.worker.postMessage({ id, ops: (this.inFlight.get(id) as PendingWrite[]).map((w) => w.op) });
+  }
+
+  /** The writer committed (or failed) these batches: settle their writes, announce what committed. */
+  private settle(reply: WriterReply): void {
+    if (!('ids' in reply)) return;
+    const writes: PendingWrite[] = [];
+    for (const id of reply.ids) {
+      writes.push(...(this.inFlight.get(id) ?? []));
+      this.inFlight.delete(id);
     }
+    if ('failed' in reply) {
+      const failure = new StoreUnavailableError(`sqlite commit failed: ${reply.failed}`);
+      for (const write of writes) write.reject(failure);
+    } else {
+      this.announce(writes, reply.results);
+    }
+    if (this.inFlight.size === 0) {
+      this.worker?.unref();
+      this.notifyIdle();
+    }
+  }
+
+  private announce(batch: PendingWrite[], results: WriteResult[]): void {
+    const events: EventRecord[] = [];
+    const queues = new Map<string, number>();
     batch.forEach((write, k) => {
-      const outcome = done.outcomes[k];
-      if (outcome?.ok) write.resolve(outcome.value);
-      else write.reject(outcome?.error);
+      const result = results[k];
+      if (!result?.ok) {
+        write.reject(result ? writeError(result.error) : new StoreUnavailableError('the sqlite writer lost a write'));
+        return;
+      }
+      const value = result.value;
+      write.resolve(value);
+      if (write.op.kind === 'event') events.push(value as EventRecord);
+      if ('status' in value && value.status === 'created') {
+        events.push(value.event);
+        if ('queueSeq' in value) queues.set(write.op.session, value.queueSeq);
+      }
     });
-    this.listeners.events(done.events);
-    for (const [s, head] of done.queues) this.listeners.queue(s, head);
+    this.listeners.events(events);
+    for (const [session, head] of queues) this.listeners.queue(session, head);
   }
 
-  /** One transaction over `batch`; undefined when a write threw and `isolate` was off. */
-  private runBatch(batch: PendingWrite[], isolate: boolean): BatchOutcome | undefined {
-    const done: BatchOutcome = { outcomes: [], events: [], queues: new Map() };
-    const savepoint = this.savepoint;
-    const aborted = new Error('a write failed; retrying the batch with savepoints');
-    try {
-      this.db.transaction(() => {
-        for (const write of batch) {
-          this.batchEvents = [];
-          this.batchQueues = new Map();
-          try {
-            done.outcomes.push({ ok: true, value: isolate ? savepoint(write.run) : write.run() });
-            done.events.push(...this.batchEvents);
-            for (const [s, head] of this.batchQueues) done.queues.set(s, head);
-          } catch (error) {
-            if (!isolate) throw aborted;
-            done.outcomes.push({ ok: false, error });
-          }
-        }
-      })();
-    } catch (error) {
-      if (error === aborted) return undefined;
-      throw error;
+  private notifyIdle(): void {
+    if (this.inFlight.size > 0 || this.queued.length > 0) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const waiter of waiters) waiter();
+  }
+
+  /** Finishes the writes already submitted, then closes the writer thread and the reader. */
+  private async shutdown(): Promise<void> {
+    if (this.inFlight.size > 0 || this.queued.length > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    const worker = this.worker;
+    if (worker) {
+      const exited = once(worker, 'exit');
+      worker.ref();
+      worker.postMessage('close');
+      await exited;
     }
-    return done;
+    this.reader?.close();
   }
+}
 
-  private prepare() {
-    const db = this.db;
-    return {
-      heads: db.prepare('SELECT event_head, queue_head, committed FROM sessions WHERE id = ?'),
-      setHeads: db.prepare(
-        `INSERT INTO sessions (id, event_head, queue_head, committed) VALUES (?, ?, ?, ?)
-         ON CONFLICT (id) DO UPDATE SET event_head = excluded.event_head, queue_head = excluded.queue_head, committed = excluded.committed`,
-      ),
-      call: db.prepare('SELECT record FROM calls WHERE session = ? AND call_id = ?'),
-      putCall: db.prepare(
-        'INSERT INTO calls (session, call_id, record) VALUES (?, ?, ?) ON CONFLICT (session, call_id) DO UPDATE SET record = excluded.record',
-      ),
-      insertEvent: db.prepare('INSERT INTO events (session, seq, type, frame) VALUES (?, ?, ?, ?)'),
-      trimEvents: db.prepare('DELETE FROM events WHERE session = ? AND seq < ?'),
-      insertQueue: db.prepare(
-        `INSERT INTO queue (session, queue_seq, call_id, name, args, result, execution_time, is_error, received_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ),
-      readQueue: db.prepare(
-        `SELECT queue_seq, call_id, name, args, result, execution_time, is_error, received_at FROM queue
-         WHERE session = ? AND queue_seq > ? ORDER BY queue_seq LIMIT ?`,
-      ),
-      readEvents: db.prepare('SELECT seq, type, frame FROM events WHERE session = ? AND seq > ? ORDER BY seq LIMIT ?'),
-      oldestEvent: db.prepare('SELECT MIN(seq) AS oldest FROM events WHERE session = ?'),
-      queueDepth: db.prepare('SELECT SUM(queue_head - committed) AS depth FROM sessions'),
-    };
-  }
-
-  private ledgerTx(): LedgerTx {
-    const st = this.statements;
-    return {
-      heads(session: string): SessionHeads {
-        const row = st.heads.get(session) as { event_head: number; queue_head: number; committed: number } | undefined;
-        return row ? { eventHead: row.event_head, queueHead: row.queue_head, committed: row.committed } : EMPTY_HEADS;
-      },
-      setHeads(session, h) {
-        st.setHeads.run(session, h.eventHead, h.queueHead, h.committed);
-      },
-      call(session, callId): CallRecord | undefined {
-        const row = st.call.get(session, callId) as { record: string } | undefined;
-        return row ? (JSON.parse(row.record) as CallRecord) : undefined;
-      },
-      putCall(session, callId, record) {
-        st.putCall.run(session, callId, JSON.stringify(record));
-      },
-      insertEvent(e) {
-        st.insertEvent.run(e.session, e.seq, e.type, e.frame);
-      },
-      trimEvents(session, keepFrom) {
-        st.trimEvents.run(session, keepFrom);
-      },
-      insertQueueEntry(session, q: QueueEntry) {
-        st.insertQueue.run(session, q.queueSeq, q.callId, q.name, q.argsJson, q.resultJson, q.executionTimeJson, q.isError ? 1 : 0, q.receivedAt);
-      },
-    };
-  }
+/** A write's own failure, rebuilt on this side of the thread boundary. */
+function writeError(error: { name: string; message: string }): Error {
+  if (error.name === 'StoreUnavailableError') return new StoreUnavailableError(error.message);
+  const rebuilt = new Error(error.message);
+  rebuilt.name = error.name;
+  return rebuilt;
 }

@@ -79,10 +79,11 @@ export interface CompleteCallInput {
   /** Fingerprint of name, args and result (CONTRACT.md section 4: compared as JSON text). */
   fingerprint: string;
   /**
-   * Builds the tool_completed event data as JSON text, given the earlier tool-calls record (if
-   * any) and the execution time in effect. Runs inside the write, so it must be pure.
+   * The tool_completed event's own parts, as JSON texts. The write adds the execution time in
+   * effect and, when `argumentsJson` is null (the body sent no args), the started call's
+   * arguments. Plain data, so that a write can be handed to another thread (sqlite's writer).
    */
-  composeData(started: StartedCall | undefined, executionTimeJson: string): string;
+  completed: { previewJson: string; argumentsJson: string | null };
 }
 
 export type CompleteCallOutcome =

@@ -1,0 +1,157 @@
+/**
+ * The writing half of the sqlite backend, synchronous, run in the writer thread (sqlite-worker.ts).
+ *
+ * Group commit: a batch of writes shares one transaction and so one fsync. Each write is a plain
+ * description (`WriteOp`), applied by the shared Ledger; a write that throws rolls back alone (the
+ * batch is run again with one savepoint per write, which costs more than the rest of a write, so
+ * only then). Session heads and history trims are kept in memory for the batch and written once
+ * per session at its end: a batch of 50 results on one session updates its heads row once.
+ */
+import type Database from 'better-sqlite3';
+import { ack, Ledger, type CallRecord, type LedgerTx, type SessionHeads } from './ledger.js';
+import { headsReader, openForWriting } from './sqlite-schema.js';
+import type { AckOutcome, CompleteCallInput, CompleteCallOutcome, EventRecord, QueueEntry, StartCallInput, StartCallOutcome } from './types.js';
+
+export type WriteOp =
+  | { kind: 'start'; session: string; input: StartCallInput }
+  | { kind: 'complete'; session: string; input: CompleteCallInput }
+  | { kind: 'event'; session: string; type: string; dataJson: string }
+  | { kind: 'ack'; session: string; through: number };
+
+export type WriteValue = StartCallOutcome | CompleteCallOutcome | EventRecord | AckOutcome;
+
+/** One write's result: its value, or why it failed (an error's name and message cross threads). */
+export type WriteResult = { ok: true; value: WriteValue } | { ok: false; error: { name: string; message: string } };
+
+export class SqliteWriter {
+  readonly epoch: string;
+  private readonly db: Database.Database;
+  private readonly ledger: Ledger;
+  private readonly st: ReturnType<typeof prepare>;
+  private readonly tx: LedgerTx;
+  /** Runs one write in a savepoint (better-sqlite3 nests transactions as savepoints). */
+  private readonly savepoint: (run: () => unknown) => unknown;
+  /** Heads and trims of the batch so far, and of the write being applied. */
+  private batchHeads = new Map<string, SessionHeads>();
+  private batchTrims = new Map<string, number>();
+  private writeHeads = new Map<string, SessionHeads>();
+  private writeTrims = new Map<string, number>();
+
+  constructor(path: string, historySize: number) {
+    const { db, epoch } = openForWriting(path);
+    this.db = db;
+    this.epoch = epoch;
+    this.ledger = new Ledger(historySize);
+    this.st = prepare(db);
+    this.tx = this.ledgerTx();
+    this.savepoint = db.transaction((run: () => unknown) => run());
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  /** Applies `ops` in one transaction; throws only when the transaction itself fails. */
+  apply(ops: readonly WriteOp[]): WriteResult[] {
+    return this.commitBatch(ops.map((op) => () => this.applyOne(op)));
+  }
+
+  /** One transaction over `runs`, each rolled back alone if it throws (see the file comment). */
+  commitBatch(runs: ReadonlyArray<() => WriteValue>): WriteResult[] {
+    return this.runBatch(runs, false) ?? (this.runBatch(runs, true) as WriteResult[]);
+  }
+
+  private applyOne(op: WriteOp): WriteValue {
+    switch (op.kind) {
+      case 'start':
+        return this.ledger.startCall(this.tx, op.session, op.input);
+      case 'complete':
+        return this.ledger.completeCall(this.tx, op.session, op.input);
+      case 'event':
+        return this.ledger.appendEvent(this.tx, op.session, op.type, op.dataJson);
+      case 'ack':
+        return ack(this.tx, op.session, op.through);
+    }
+  }
+
+  /** undefined when a write threw and `isolate` was off: nothing was committed then. */
+  private runBatch(runs: ReadonlyArray<() => WriteValue>, isolate: boolean): WriteResult[] | undefined {
+    const results: WriteResult[] = [];
+    const aborted = new Error('a write failed; retrying the batch with savepoints');
+    this.batchHeads = new Map();
+    this.batchTrims = new Map();
+    try {
+      this.db.transaction(() => {
+        for (const run of runs) {
+          this.writeHeads = new Map();
+          this.writeTrims = new Map();
+          try {
+            results.push({ ok: true, value: isolate ? (this.savepoint(run) as WriteValue) : run() });
+          } catch (error) {
+            if (!isolate) throw aborted;
+            results.push({ ok: false, error: { name: (error as Error).name, message: (error as Error).message } });
+            continue;
+          }
+          for (const [s, h] of this.writeHeads) this.batchHeads.set(s, h);
+          for (const [s, from] of this.writeTrims) this.batchTrims.set(s, from);
+        }
+        for (const [s, h] of this.batchHeads) this.st.setHeads.run(s, h.eventHead, h.queueHead, h.committed);
+        for (const [s, from] of this.batchTrims) this.st.trimEvents.run(s, from);
+      })();
+    } catch (error) {
+      if (error === aborted) return undefined;
+      throw error;
+    }
+    return results;
+  }
+
+  private ledgerTx(): LedgerTx {
+    const st = this.st;
+    const committedHeads = headsReader(this.db);
+    return {
+      heads: (session) => {
+        const pending = this.writeHeads.get(session) ?? this.batchHeads.get(session);
+        if (pending) return pending;
+        return committedHeads(session);
+      },
+      setHeads: (session, heads) => {
+        this.writeHeads.set(session, heads);
+      },
+      trimEvents: (session, keepFrom) => {
+        this.writeTrims.set(session, Math.max(keepFrom, this.writeTrims.get(session) ?? this.batchTrims.get(session) ?? 0));
+      },
+      call(session, callId): CallRecord | undefined {
+        const row = st.call.get(session, callId) as { record: string } | undefined;
+        return row ? (JSON.parse(row.record) as CallRecord) : undefined;
+      },
+      putCall(session, callId, record) {
+        st.putCall.run(session, callId, JSON.stringify(record));
+      },
+      insertEvent(e: EventRecord) {
+        st.insertEvent.run(e.session, e.seq, e.type, e.frame);
+      },
+      insertQueueEntry(session, q: QueueEntry) {
+        st.insertQueue.run(session, q.queueSeq, q.callId, q.name, q.argsJson, q.resultJson, q.executionTimeJson, q.isError ? 1 : 0, q.receivedAt);
+      },
+    };
+  }
+}
+
+function prepare(db: Database.Database) {
+  return {
+    setHeads: db.prepare(
+      `INSERT INTO sessions (id, event_head, queue_head, committed) VALUES (?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET event_head = excluded.event_head, queue_head = excluded.queue_head, committed = excluded.committed`,
+    ),
+    call: db.prepare('SELECT record FROM calls WHERE session = ? AND call_id = ?'),
+    putCall: db.prepare(
+      'INSERT INTO calls (session, call_id, record) VALUES (?, ?, ?) ON CONFLICT (session, call_id) DO UPDATE SET record = excluded.record',
+    ),
+    insertEvent: db.prepare('INSERT INTO events (session, seq, type, frame) VALUES (?, ?, ?, ?)'),
+    trimEvents: db.prepare('DELETE FROM events WHERE session = ? AND seq < ?'),
+    insertQueue: db.prepare(
+      `INSERT INTO queue (session, queue_seq, call_id, name, args, result, execution_time, is_error, received_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+  };
+}
