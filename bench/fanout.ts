@@ -76,7 +76,7 @@ try {
     { label: '1,000 sessions, 1 subscriber each', sessions: 1000, per: 1 },
   ];
   const fps: Record<string, Record<Kind, Throughput>> = {};
-  const lat: Partial<Record<Kind, { p50: number; p99: number; samples: number }>> = {};
+  const lat: Partial<Record<Kind, { p50: number; p99: number; samples: number; failedPosts: number }>> = {};
   for (const kind of ONLY_IDLE ? [] : KINDS) {
     const child = await launch(kind);
     try {
@@ -103,14 +103,14 @@ try {
     const c = (k: Kind) => r[k].cpuPerFrame.toFixed(2);
     rows.push(`| server CPU µs per delivered frame (lower is better), ${s.label} | ${c('horologium')} | ${c('bare-ws')} | ${c('socket.io')} | ${ratio(r.horologium.cpuPerFrame, r['bare-ws'].cpuPerFrame)} | ${ratio(r.horologium.cpuPerFrame, r['socket.io'].cpuPerFrame)} |`);
   }
-  const l = lat as Record<Kind, { p50: number; p99: number; samples: number }>;
+  const l = lat as Record<Kind, { p50: number; p99: number; samples: number; failedPosts: number }>;
   if (!ONLY_IDLE) rows.push(`| POST-to-frame p50, ms, 1,000 events/s into 100 subscribers | ${fmt(l.horologium.p50)} | ${fmt(l['bare-ws'].p50)} | ${fmt(l['socket.io'].p50)} | ${ratio(l.horologium.p50, l['bare-ws'].p50)} | |`);
   if (!ONLY_IDLE) rows.push(`| POST-to-frame p99, ms, same | ${fmt(l.horologium.p99)} | ${fmt(l['bare-ws'].p99)} | ${fmt(l['socket.io'].p99)} | ${ratio(l.horologium.p99, l['bare-ws'].p99)} | |`);
   const m = rss as Record<Kind, number>;
   rows.push(`| server RSS per idle subscribed connection, KiB, ${IDLE_CONNECTIONS} connections | ${fmt(m.horologium)} | ${fmt(m['bare-ws'])} | ${fmt(m['socket.io'])} | ${ratio(m.horologium, m['bare-ws'])} | |`);
   console.log(rows.join('\n'));
   const lost = Object.values(fps).flatMap((r) => Object.entries(r).map(([k, v]) => [k, v.lost] as const)).filter(([, n]) => n !== 0);
-  if (!ONLY_IDLE) console.log(`\nframes not delivered: ${lost.length === 0 ? 0 : lost.map(([k, n]) => `${k} ${n}`).join(', ')}; latency samples: ${KINDS.map((k) => `${k} ${l[k].samples}`).join(', ')}`);
+  if (!ONLY_IDLE) console.log(`\nframes not delivered: ${lost.length === 0 ? 0 : lost.map(([k, n]) => `${k} ${n}`).join(', ')}; latency samples (failed posts): ${KINDS.map((k) => `${k} ${l[k].samples} (${l[k].failedPosts})`).join(', ')}`);
   console.log(`${SECONDS}s per measured phase after a 1 s warm-up, node ${process.version}`);
 } finally {
   agent.destroy();
