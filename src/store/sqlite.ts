@@ -2,10 +2,10 @@
  * The `sqlite:PATH` backend, the embedded default (WAL, synchronous=FULL).
  *
  * Writes go to a writer thread (sqlite-worker.ts, which runs sqlite-writer.ts); reads run here on a
- * connection of their own (sqlite-reader.ts). Group commit: the writes of one event-loop turn go
- * to the writer as one batch, and the writer commits every batch that waited for it while it was
- * committing in one transaction, with one fsync. Each write's promise settles only after the commit that holds it, so a 202
- * survives `kill -9` at any instant, and listeners hear of events only after their commit.
+ * connection of their own (sqlite-reader.ts). Group commit: the writes that arrive while the
+ * writer is busy form one batch, and the writer commits every batch waiting for it in one
+ * transaction, with one fsync. Each write's promise settles only after the commit that holds it,
+ * so a 202 survives `kill -9` at any instant, and listeners hear of events only after their commit.
  */
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
@@ -44,6 +44,12 @@ function writerThread(workerData: WriterOptions): Worker {
   const boot = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}); })`;
   return new Worker(boot, { eval: true, workerData });
 }
+/**
+ * Batches handed to the writer at once: one being committed and the next one waiting, so the
+ * writer never idles for the main thread, while every write that comes meanwhile joins the batch
+ * that waits here (one message per batch: a message costs a thread wake-up and a copy).
+ */
+const MAX_BATCHES_IN_FLIGHT = 2;
 /** How long to wait before starting a new writer thread after one stopped unexpectedly. */
 const RESTART_DELAY_MS = 1000;
 
@@ -179,9 +185,9 @@ export class SqliteStore implements Store {
     });
   }
 
-  /** Hands every queued write to the writer as one batch. */
+  /** Hands every queued write to the writer as one batch, unless enough batches are out. */
   private send(): void {
-    if (this.queued.length === 0 || !this.worker) return;
+    if (this.queued.length === 0 || !this.worker || this.inFlight.size >= MAX_BATCHES_IN_FLIGHT) return;
     const id = this.nextBatchId++;
     this.inFlight.set(id, this.queued);
     this.queued = [];
@@ -204,6 +210,7 @@ export class SqliteStore implements Store {
     } else {
       this.announce(writes, reply.results);
     }
+    this.send();
     if (this.inFlight.size === 0) {
       this.worker?.unref();
       this.notifyIdle();
