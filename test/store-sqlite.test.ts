@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import t from 'tap';
@@ -64,4 +65,12 @@ t.test('a writer thread that stops is replaced: writes get 503 meanwhile, then r
   t.equal(await store.isReady(), true, 'ready again once a new writer has opened the file');
   t.equal((await store.appendEvent('s', 'a', '{}')).seq, 2, 'the refused write stored nothing');
   t.same((await store.readEvents('s', 0, 10)).events.map((e) => e.seq), [1, 2]);
+});
+
+t.test('a file that cannot be opened fails open() with the path and the reason', async (t) => {
+  const file = join(tempDir(t), 'plain-file');
+  writeFileSync(file, 'not a directory');
+  const store = new SqliteStore(join(file, 'h.db'), { historySize: 10 });
+  await t.rejects(store.open(), { message: new RegExp(`^sqlite store ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}/h\\.db: E`) });
+  t.equal(await store.isReady(), false);
 });

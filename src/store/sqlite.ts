@@ -128,9 +128,12 @@ export class SqliteStore implements Store {
   /** Starts the writer thread; resolves with the file's epoch once it has opened the file. */
   private async startWriter(): Promise<string> {
     const worker = writerThread({ path: this.path, historySize: this.options.historySize });
-    const [first] = (await Promise.race([once(worker, 'message'), once(worker, 'error').then(([e]) => Promise.reject(e))])) as [WriterReply];
+    // `once` rejects on an 'error' event; a thread that ends without either must not hang open().
+    const ended = once(worker, 'exit').then(() => [{ openFailed: 'the writer thread ended before opening the file' }]);
+    const [first] = (await Promise.race([once(worker, 'message'), ended])) as [WriterReply];
     if (!('ready' in first)) {
       await worker.terminate();
+      // The message is the reason the file could not be opened (a path, a permission).
       throw new Error(`sqlite store ${this.path}: ${'openFailed' in first ? first.openFailed : 'the writer thread did not start'}`);
     }
     worker.on('message', (reply: WriterReply) => this.settle(reply));
