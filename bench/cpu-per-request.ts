@@ -3,7 +3,7 @@
  * (main thread, sqlite writer thread, the rest), from /proc. CPU time is steadier than req/s on
  * these shared machines, and it says where the time goes.
  *
- * Usage: npm run build && npx tsx bench/cpu-per-request.ts [-- --seconds 6]
+ * Usage: npm run build && npx tsx bench/cpu-per-request.ts [-- --seconds 6 --connections 50]
  * Env: BENCH_STORE (default a fresh sqlite file), BENCH_SCRIPT (default dist/server.js; e.g.
  * "--import tsx bench/bare-route.ts" for the baseline).
  */
@@ -13,8 +13,12 @@ import { join } from 'node:path';
 import { startChild, stopChild } from './children.js';
 import { driveToolResults } from './load.js';
 
-const at = process.argv.indexOf('--seconds');
-const SECONDS = at >= 0 ? Number(process.argv[at + 1]) : 6;
+const opt = (name: string, fallback: number) => {
+  const at = process.argv.indexOf(`--${name}`);
+  return at >= 0 ? Number(process.argv[at + 1]) : fallback;
+};
+const SECONDS = opt('seconds', 6);
+const CONNECTIONS = opt('connections', 50);
 const dir = mkdtempSync(join(tmpdir(), 'horologium-cpu-'));
 const port = 18_950;
 const script = (process.env.BENCH_SCRIPT ?? 'dist/server.js').split(' ');
@@ -38,9 +42,9 @@ function threadCpu(): Map<string, number> {
 try {
   const url = `http://127.0.0.1:${port}/v1/sessions/cpu/tool-results`;
   const seq = { n: 0 };
-  await driveToolResults(url, seq, 50, 3);
+  await driveToolResults(url, seq, CONNECTIONS, 3);
   const before = threadCpu();
-  const load = await driveToolResults(url, seq, 50, SECONDS);
+  const load = await driveToolResults(url, seq, CONNECTIONS, SECONDS);
   const after = threadCpu();
   const requests = load.rps * SECONDS;
   const perRequest = [...after].map(([tid, ms]) => ({ tid, us: ((ms - (before.get(tid) ?? 0)) * 1000) / requests }));
