@@ -12,13 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startChild, stopChild } from './children.js';
 import { driveToolResults } from './load.js';
+import { numberOption } from './options.js';
 
-const opt = (name: string, fallback: number) => {
-  const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 ? Number(process.argv[at + 1]) : fallback;
-};
-const SECONDS = opt('seconds', 6);
-const CONNECTIONS = opt('connections', 50);
+const SECONDS = numberOption('seconds', 6);
+const CONNECTIONS = numberOption('connections', 50);
 const dir = mkdtempSync(join(tmpdir(), 'horologium-cpu-'));
 const port = 18_950;
 const script = (process.env.BENCH_SCRIPT ?? 'dist/server.js').split(' ');

@@ -20,15 +20,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { rssKiB, startChild, stopChild } from './children.js';
+import { numberOption } from './options.js';
 import { agent, latency, sleep, subscribeAll, throughput, type Target, type Throughput } from './harness.js';
 
 const args = process.argv.slice(2);
-const opt = (name: string, fallback: number) => {
-  const at = args.indexOf(`--${name}`);
-  return at >= 0 ? Number(args[at + 1]) : fallback;
-};
-const SECONDS = opt('seconds', 5);
-const IDLE_CONNECTIONS = opt('idle', 10_000);
+const SECONDS = numberOption('seconds', 5);
+const IDLE_CONNECTIONS = numberOption('idle', 10_000);
 /** `--only idle` runs the RSS scenario alone (it is the slow one to tune). */
 const ONLY_IDLE = args.includes('--only') && args[args.indexOf('--only') + 1] === 'idle';
 

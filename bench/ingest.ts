@@ -14,14 +14,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startChild, stopChild } from './children.js';
 import { driveToolResults } from './load.js';
+import { numberOption } from './options.js';
 
-const args = process.argv.slice(2);
-const opt = (name: string, fallback: number) => {
-  const at = args.indexOf(`--${name}`);
-  return at >= 0 ? Number(args[at + 1]) : fallback;
-};
-const SECONDS = opt('seconds', 10);
-const CONNECTIONS = opt('connections', 50);
+const SECONDS = numberOption('seconds', 10);
+const CONNECTIONS = numberOption('connections', 50);
 const drive = (url: string, seq: { n: number }) => driveToolResults(url, seq, CONNECTIONS, SECONDS);
 
 async function bigResults(url: string, bytes: number, count: number): Promise<number> {

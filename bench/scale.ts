@@ -20,10 +20,9 @@ import { join } from 'node:path';
 import { startChild, stopChild } from './children.js';
 import { agent, sleep, throughput, type Target } from './harness.js';
 import { driveToolResults } from './load.js';
+import { numberOption } from './options.js';
 
-const args = process.argv.slice(2);
-const at = args.indexOf('--seconds');
-const SECONDS = at >= 0 ? Number(args[at + 1]) : 5;
+const SECONDS = numberOption('seconds', 5);
 const REDIS_PORT = 18_930;
 const SINGLE = 18_921;
 const A = 18_922;

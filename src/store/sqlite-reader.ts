@@ -23,6 +23,10 @@ export class SqliteReader {
   private readonly db: Database.Database;
   private readonly st: ReturnType<typeof prepare>;
   private readonly heads: (session: string) => SessionHeads;
+  // Each read is one read transaction, so that the heads and the page agree with each other;
+  // built once, as better-sqlite3's transaction() makes a new wrapper at every call.
+  private readonly queueRead: (session: string, after: number | undefined, limit: number) => QueuePage;
+  private readonly eventsRead: (session: string, after: number, limit: number) => EventPage;
 
   constructor(
     path: string,
@@ -31,6 +35,8 @@ export class SqliteReader {
     this.db = openForReading(path);
     this.st = prepare(this.db);
     this.heads = headsReader(this.db);
+    this.queueRead = this.db.transaction((session: string, after: number | undefined, limit: number) => this.queuePage(session, after, limit));
+    this.eventsRead = this.db.transaction((session: string, after: number, limit: number) => this.eventPage(session, after, limit));
   }
 
   get open(): boolean {
@@ -41,18 +47,19 @@ export class SqliteReader {
     if (this.db.open) this.db.close();
   }
 
-  /** One read transaction, so that the heads and the page agree with each other. */
   readQueue(session: string, after: number | undefined, limit: number): QueuePage {
-    return this.db.transaction(() => this.queuePage(session, after, limit))();
+    return this.queueRead(session, after, limit);
   }
 
   readEvents(session: string, after: number, limit: number): EventPage {
-    return this.db.transaction(() => {
-      const heads = this.heads(session);
-      const oldest = (this.st.oldestEvent.get(session) as { oldest: number | null }).oldest ?? 0;
-      const rows = this.st.readEvents.all(session, after, limit) as { seq: number; type: string; frame: string }[];
-      return { session, epoch: this.epoch, head: heads.eventHead, oldest, events: rows.map((r) => ({ session, seq: r.seq, type: r.type, frame: r.frame })) };
-    })();
+    return this.eventsRead(session, after, limit);
+  }
+
+  private eventPage(session: string, after: number, limit: number): EventPage {
+    const heads = this.heads(session);
+    const oldest = (this.st.oldestEvent.get(session) as { oldest: number | null }).oldest ?? 0;
+    const rows = this.st.readEvents.all(session, after, limit) as { seq: number; type: string; frame: string }[];
+    return { session, epoch: this.epoch, head: heads.eventHead, oldest, events: rows.map((r) => ({ session, seq: r.seq, type: r.type, frame: r.frame })) };
   }
 
   private queuePage(session: string, after: number | undefined, limit: number): QueuePage {

@@ -63,7 +63,7 @@ function commit(batches: Array<{ id: number; ops: WriteOp[] }>): void {
     return;
   }
   try {
-    post({ ids, results: writer.apply(batches.length === 1 ? (batches[0] as { ops: WriteOp[] }).ops : batches.flatMap((b) => b.ops)) });
+    post({ ids, results: writer.apply(batches.flatMap((b) => b.ops)) });
   } catch (error) {
     post({ ids, failed: (error as Error).message });
   }

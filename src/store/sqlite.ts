@@ -192,11 +192,12 @@ export class SqliteStore implements Store {
   private send(): void {
     if (this.queued.length === 0 || !this.worker || this.inFlight.size >= MAX_BATCHES_IN_FLIGHT) return;
     const id = this.nextBatchId++;
-    this.inFlight.set(id, this.queued);
+    const batch = this.queued;
     this.queued = [];
+    this.inFlight.set(id, batch);
     // Referenced while a batch is out, so that a pending write keeps the process alive.
     this.worker.ref();
-    this.worker.postMessage({ id, ops: (this.inFlight.get(id) as PendingWrite[]).map((w) => w.op) });
+    this.worker.postMessage({ id, ops: batch.map((w) => w.op) });
   }
 
   /** The writer committed (or failed) these batches: settle their writes, announce what committed. */
