@@ -5,7 +5,7 @@
 import { parseJson, member } from '../src/json/lossless.js';
 import { decodeUtf8 } from '../src/json/utf8.js';
 import { shallowView } from '../src/json/shallow.js';
-import { toolResultBody } from '../src/wire.js';
+import { toolResultBodySchema as toolResultBody } from '../src/wire/schemas.js';
 import { previewJson } from '../src/preview/preview.js';
 import { createHash, randomUUID } from 'node:crypto';
 const bodies = Array.from({length: 20000}, (_, k) => Buffer.from(`{"call_id":"c${k}","name":"grep","result":${JSON.stringify({content:'x'.repeat(1900), n:k, path:'src/app.ts'})}}`));

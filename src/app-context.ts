@@ -1,6 +1,7 @@
 /** What the route plugins share: one object built by buildApp, no module-level state. */
 import type { Authenticator } from './auth/authenticator.js';
 import type { Config } from './config.js';
+import type { Hub } from './hub/hub.js';
 import type { Metrics } from './metrics.js';
 import type { QueueWatch } from './store/queue-watch.js';
 import type { Store } from './store/types.js';
@@ -11,4 +12,6 @@ export interface AppContext {
   store: Store;
   metrics: Metrics;
   queueWatch: QueueWatch;
+  /** The stream's fan-out, shared by every stream route. */
+  hub: Hub;
 }

@@ -17,6 +17,7 @@ import { ingestRoutes } from './routes/ingest.js';
 import { opsRoutes } from './routes/ops.js';
 import { queueRoutes } from './routes/queue.js';
 import { streamRoutes } from './routes/stream.js';
+import { Hub } from './hub/hub.js';
 import { createStore } from './store/index.js';
 import { QueueWatch } from './store/queue-watch.js';
 import { StoreUnavailableError, type Store } from './store/types.js';
@@ -79,7 +80,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await store.open();
   const metrics = new Metrics(store);
   const queueWatch = new QueueWatch(store);
-  const ctx: AppContext = { config, authenticator, store, metrics, queueWatch };
+  const hub = new Hub(store, config.heartbeatMs);
+  const ctx: AppContext = { config, authenticator, store, metrics, queueWatch, hub };
   app.decorate('horologium', ctx);
   app.decorateRequest('logContext', null as unknown as RequestLogContext);
 

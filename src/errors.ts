@@ -1,9 +1,21 @@
 /**
- * The one catalog of error codes (CONTRACT.md section 4). A code names one kind of failure, keeps
- * its HTTP status forever and is never reused for something else.
+ * The one catalog of every code the service sends (docs/protocol.md, "Errors" and "Close codes"):
+ * HTTP error codes with their status, the codes of stream error frames, and WebSocket close codes
+ * with the rule a client follows after each. A code names one kind of failure, keeps its status
+ * forever and is never reused for something else. Nothing here imports anything: the stream client
+ * (also in browsers) reads the close rules from this file.
  */
+
+interface ErrorEntry {
+  /** The HTTP status of a reply with this code; absent for codes only error frames carry. */
+  status?: number;
+  /** True when a stream error frame may carry this code. */
+  frame?: true;
+  message: string;
+}
+
 export const ERRORS = {
-  INVALID_JSON: { status: 400, message: 'The request body is not valid JSON.' },
+  INVALID_JSON: { status: 400, frame: true, message: 'The request body is not valid JSON.' },
   NESTING_TOO_DEEP: { status: 400, message: 'The request body is nested too deeply.' },
   INVALID_BODY: { status: 400, message: 'The request body does not match what this endpoint accepts.' },
   INVALID_SESSION_ID: {
@@ -16,11 +28,12 @@ export const ERRORS = {
     message: 'tool_starting and tool_completed are published through tool-calls and tool-results.',
   },
   BAD_REQUEST: { status: 400, message: 'The request is malformed.' },
-  UNAUTHORIZED: { status: 401, message: 'A valid token is required.' },
-  FORBIDDEN: { status: 403, message: 'The token does not allow this.' },
-  REQUEST_TIMEOUT: { status: 408, message: 'The request was not received in time.' },
+  UNAUTHORIZED: { status: 401, frame: true, message: 'A valid token is required.' },
+  FORBIDDEN: { status: 403, frame: true, message: 'The token does not allow this.' },
   NOT_FOUND: { status: 404, message: 'There is no such endpoint.' },
+  SESSION_NOT_FOUND: { status: 404, message: 'There is no such session.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'This endpoint does not accept that method.' },
+  REQUEST_TIMEOUT: { status: 408, message: 'The request was not received in time.' },
   CALL_ID_CONFLICT: {
     status: 409,
     message: 'This call_id was already used in this session with a different name, args or result.',
@@ -32,23 +45,74 @@ export const ERRORS = {
   HEADERS_TOO_LARGE: { status: 431, message: 'The request headers are larger than the server accepts.' },
   RATE_LIMITED: { status: 429, message: 'Too many requests; retry after the given number of seconds.' },
   TOO_MANY_CONNECTIONS: { status: 429, message: 'Too many open stream connections from this address.' },
-  INTERNAL: { status: 500, message: 'Something went wrong on our side; it has been logged.' },
-  STORE_UNAVAILABLE: { status: 503, message: 'The store is unreachable; retry later.' },
-} as const satisfies Record<string, { status: number; message: string }>;
+  INTERNAL: { status: 500, frame: true, message: 'Something went wrong on our side; it has been logged.' },
+  STORE_UNAVAILABLE: { status: 503, frame: true, message: 'The store is unreachable; retry later.' },
+  // Codes of stream error frames only.
+  INVALID_MESSAGE: { frame: true, message: 'The message does not match what its method accepts.' },
+  UNKNOWN_METHOD: { frame: true, message: 'There is no such method.' },
+  AUTH_NOT_CONFIGURED: { frame: true, message: 'This server runs without auth; no token is needed.' },
+  TOO_MANY_SUBSCRIPTIONS: { frame: true, message: 'This connection has as many subscriptions as it may.' },
+} as const satisfies Record<string, ErrorEntry>;
 
 export type ErrorCode = keyof typeof ERRORS;
+/** The codes an HTTP reply may carry. */
+export type HttpErrorCode = { [K in ErrorCode]: (typeof ERRORS)[K] extends { status: number } ? K : never }[ErrorCode];
+/** The codes a stream error frame may carry. */
+export type FrameErrorCode = { [K in ErrorCode]: (typeof ERRORS)[K] extends { frame: true } ? K : never }[ErrorCode];
+
+/**
+ * What a client does after a close code:
+ * - `resume`: reconnect with backoff (to another instance if it has several URLs) and resume each
+ *   session from its last seq and epoch;
+ * - `new-token`: reconnect only with a token other than the refused one (a token function asked
+ *   again); the same token would be refused again;
+ * - `never`: the client sent something it must not; reconnecting would repeat it.
+ */
+export type ReconnectRule = 'resume' | 'new-token' | 'never';
+
+interface CloseEntry {
+  code: number;
+  reconnect: ReconnectRule;
+  meaning: string;
+}
+
+export const CLOSE_CODES = {
+  NORMAL: { code: 1000, reconnect: 'never', meaning: 'closed by the client' },
+  GOING_AWAY: {
+    code: 1001,
+    reconnect: 'resume',
+    meaning: 'the server is shutting down, or could not deliver events in order; reconnect (elsewhere) and resume',
+  },
+  UNSUPPORTED_DATA: { code: 1003, reconnect: 'never', meaning: 'a binary frame was sent; client messages are text' },
+  MESSAGE_TOO_BIG: { code: 1009, reconnect: 'never', meaning: 'a client message was larger than 64 KiB' },
+  UNAUTHORIZED: { code: 4001, reconnect: 'new-token', meaning: 'no token, a bad token, or an expired one' },
+  FORBIDDEN: { code: 4003, reconnect: 'new-token', meaning: 'the token is valid but lacks the subscribe scope' },
+  SLOW_CONSUMER: {
+    code: 4008,
+    reconnect: 'resume',
+    meaning: 'the client stopped reading and more than the buffer limit was waiting; resume from the last seq',
+  },
+} as const satisfies Record<string, CloseEntry>;
+
+export type CloseName = keyof typeof CLOSE_CODES;
+
+/** The rule for a close code the client received; codes not in the catalog (1006, …) resume. */
+export function reconnectRule(code: number): ReconnectRule {
+  for (const entry of Object.values(CLOSE_CODES)) if (entry.code === code) return entry.reconnect;
+  return 'resume';
+}
 
 export interface ErrorDetail {
   path?: string;
   message: string;
 }
 
-/** An error the client can act on; the error handler turns it into the section 4 envelope. */
+/** An error the client can act on; the error handler turns it into the HTTP error envelope. */
 export class HorologiumError extends Error {
   readonly status: number;
 
   constructor(
-    readonly code: ErrorCode,
+    readonly code: HttpErrorCode,
     message: string = ERRORS[code].message,
     readonly details: ErrorDetail[] = [],
     /** Extra reply headers, such as `Retry-After`. */
@@ -59,7 +123,7 @@ export class HorologiumError extends Error {
   }
 }
 
-/** The section 4 envelope. */
-export function errorBody(code: string, message: string, details: ErrorDetail[] = []): string {
+/** The HTTP error envelope. */
+export function errorBody(code: HttpErrorCode, message: string, details: ErrorDetail[] = []): string {
   return JSON.stringify({ error: { code, message, details } });
 }

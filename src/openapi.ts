@@ -3,7 +3,7 @@
  * them. schemas/*.json are these schemas, written by `npm run schemas`.
  */
 import { z } from 'zod';
-import { PUBLISHED } from './wire.js';
+import { PUBLISHED } from './wire/schemas.js';
 
 type Name = keyof typeof PUBLISHED;
 

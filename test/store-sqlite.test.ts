@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import t from 'tap';
 import { SqliteStore } from '../src/store/sqlite.js';
-import { SqliteWriter, type WriteResult } from '../src/store/sqlite-writer.js';
+import { SqliteWriter } from '../src/store/sqlite-writer.js';
 import type { Store } from '../src/store/types.js';
 import { tempDir } from './helpers/server.js';
 import { result, storeBehaviour } from './store.behaviour.js';
@@ -20,28 +20,33 @@ storeBehaviour(t, async (t, options) => {
 });
 
 t.test('one failing write in a batch rolls back alone', async (t) => {
-  // Straight on the writer (what the writer thread runs), so that a write can be made to throw.
+  // The production path: one batch applied as the writer thread applies it (SqliteWriter.apply),
+  // its middle write made to fail inside SQLite (a NOT NULL column given null).
   const path = join(tempDir(t), 'b.db');
   const writer = new SqliteWriter(path, 10);
   t.teardown(() => writer.close());
-  const complete = (callId: string) => () => writer.apply([{ kind: 'complete', session: 's', input: result(callId, '1') }])[0]!;
-  const value = (r: WriteResult) => (r.ok ? r.value : undefined);
-  const results = writer.commitBatch([
-    () => value(complete('a')())!,
-    () => {
-      value(complete('bad')());
-      throw new Error('boom');
-    },
-    () => value(complete('b')())!,
+  const failing = { kind: 'event', session: 's', type: null as unknown as string, dataJson: '{}' } as const;
+  const results = writer.apply([
+    { kind: 'complete', session: 's', input: result('a', '1') },
+    failing,
+    { kind: 'event', session: 's', type: 'note', dataJson: '{"n":1}' },
+    { kind: 'complete', session: 's', input: result('b', '2') },
   ]);
-  t.same(results.map((r) => r.ok), [true, false, true]);
-  t.same(results[1], { ok: false, error: { name: 'Error', message: 'boom' } });
+  t.same(
+    results.map((r) => (r.ok ? [r.applied.kind, 'seq' in r.applied.value ? r.applied.value.seq : (r.applied.value as { eventSeq: number }).eventSeq] : ['failed', r.error.name])),
+    [['complete', 1], ['failed', 'SqliteError'], ['event', 2], ['complete', 3]],
+    'the failed write took no seq; the others kept theirs',
+  );
+  t.match(results[1], { ok: false, error: { message: /NOT NULL constraint failed: events\.type/ } });
+  writer.close();
   const store = new SqliteStore(path, { historySize: 10 });
   await store.open();
   t.teardown(() => store.close());
   const page = await store.readQueue('s', 0, 10);
-  t.same(page.entries.map((e) => [e.queueSeq, e.callId]), [[1, 'a'], [2, 'b']], 'no gap, nothing of the failed write');
-  t.equal((await store.readEvents('s', 0, 10)).head, 2, 'the heads of the failed write rolled back too');
+  t.same(page.entries.map((e) => [e.queueSeq, e.callId]), [[1, 'a'], [2, 'b']], 'both results committed, in order');
+  const events = await store.readEvents('s', 0, 10);
+  t.same(events.events.map((e) => [e.seq, e.type]), [[1, 'tool_completed'], [2, 'note'], [3, 'tool_completed']], 'nothing of the failed write');
+  t.equal(events.head, 3, 'the heads agree with the events');
 });
 
 t.test('a closed store rejects writes as unavailable', async (t) => {

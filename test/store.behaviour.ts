@@ -16,7 +16,7 @@ export function result(callId: string, resultJson: string, fingerprint = resultJ
     executionTimeJson: null,
     isError: false,
     fingerprint,
-    completed: { previewJson: resultJson, argumentsJson: null },
+    completed: { name: 'tool', callId, isError: false, previewJson: resultJson, argumentsJson: null },
   };
 }
 

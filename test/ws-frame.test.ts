@@ -1,6 +1,6 @@
 /** The prepared WebSocket frame of a live event: RFC 6455 framing, built once for all subscribers. */
 import t from 'tap';
-import { textFrame } from '../src/hub/ws-frame.js';
+import { textFrame } from '../src/hub/ws-transport.js';
 
 t.test('final, text, unmasked, with the three length encodings', async (t) => {
   for (const [size, headerLength] of [[100, 2], [126, 4], [65_535, 4], [65_536, 10], [200_000, 10]] as const) {

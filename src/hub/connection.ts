@@ -1,109 +1,132 @@
 /**
- * One WebSocket connection of the stream (CONTRACT.md section 5): its subscriptions, the bounded
- * writer and the replay-then-live rule.
+ * One stream connection (docs/protocol.md, "Stream"): its subscriptions, the bounded writer and the
+ * replay-then-live rule, over any Transport (a WebSocket, or an SSE response: the same rules hold
+ * for both, from this one implementation).
  *
  * Replay then live, with no gap and no duplicate: a subscription is registered with the hub
  * *before* the store is read, so every event committed after that moment is captured in
  * `pending`; the replay reads the store page by page, and when it has caught up, the pending events
  * with a seq beyond the last one sent are flushed and the subscription goes live.
  *
- * Backpressure: a live event that would push the socket's buffered bytes (plus events held back
+ * Backpressure: a live event that would push the transport's buffered bytes (plus events held back
  * during a replay) over `maxBufferedBytes` closes the connection with 4008 after what is queued.
- * A replay is paced by the socket draining and never by itself causes a 4008.
+ * A replay is paced by the transport draining and never by itself causes a 4008.
  */
-import type { WebSocket } from 'ws';
+import type { FrameErrorCode, CloseName } from '../errors.js';
 import { StoreUnavailableError, type EventPage, type Store } from '../store/types.js';
-import { errorFrame, subscribedFrame, unsubscribedFrame } from './frames.js';
-import { rawSocket } from './ws-frame.js';
+import { errorFrame, subscribedFrame, unsubscribedFrame, type SubscribedResult, type UnsubscribedReason } from '../wire/frames.js';
+import { Outgoing, type Transport } from './transport.js';
 
-export const CLOSE = { GOING_AWAY: 1001, UNSUPPORTED: 1003, TOO_LARGE: 1009, UNAUTHORIZED: 4001, FORBIDDEN: 4003, SLOW_CONSUMER: 4008 } as const;
 const REPLAY_PAGE = 200;
 /** Reads a catch-up tries before giving the client back to its own resume (about 2.5 s in all). */
 const CATCH_UP_ATTEMPTS = 4;
-/** A peer that does not read the 4008 close frame within this is cut. */
-const CLOSE_GRACE_MS = 30_000;
 
-export interface Subscription {
-  session: string;
-  connection: Connection;
-  live: boolean;
-  lastSent: number;
-  pending: Array<{ seq: number; bytes: Buffer }>;
-  pendingBytes: number;
+/** What the hub holds of a subscription: its session, and how to hand it an event. */
+export interface SubscriptionHandle {
+  readonly session: string;
+  /** A committed event of this session, shared by every subscriber. */
+  deliver(event: Outgoing): void;
+  /** The live feed may have missed events: re-read from the last seq sent. */
+  catchUp(): void;
+  /** The subscription ends without the client asking (the session was deleted, …). */
+  end(reason: UnsubscribedReason): void;
 }
 
 export interface SubscriptionRegistry {
-  add(sub: Subscription): void;
-  remove(sub: Subscription): void;
+  add(sub: SubscriptionHandle): void;
+  remove(sub: SubscriptionHandle): void;
+}
+
+export interface ConnectionLimits {
+  maxBufferedBytes: number;
+  maxSubscriptions: number;
+}
+
+/** Where a subscription starts, and whether that is exactly where the client asked (`recovered`). */
+export function resumePoint(page: EventPage, since: number | undefined, epoch: string | undefined): SubscribedResult & { from: number } {
+  const { session, head, oldest } = page;
+  const sameEpoch = epoch === undefined || epoch === page.epoch;
+  const recovered = since === undefined || (sameEpoch && since <= head && (oldest === 0 || since >= oldest - 1));
+  // Live only: from the head. Recovered: from `since`. Otherwise everything retained.
+  const from = since === undefined ? head : recovered ? since : 0;
+  return { session, epoch: page.epoch, head, oldest, recovered, from };
+}
+
+class Subscription implements SubscriptionHandle {
+  live = false;
+  lastSent = 0;
+  epoch = '';
+  pending: Outgoing[] = [];
+  pendingBytes = 0;
+
+  constructor(
+    readonly session: string,
+    private readonly connection: Connection,
+  ) {}
+
+  deliver(event: Outgoing): void {
+    this.connection.deliver(this, event);
+  }
+
+  catchUp(): void {
+    this.connection.catchUp(this);
+  }
+
+  end(reason: UnsubscribedReason): void {
+    this.connection.end(this, reason);
+  }
 }
 
 export class Connection {
-  readonly subscriptions = new Map<string, Subscription>();
-  lastPong = Date.now();
+  private readonly subscriptions = new Map<string, Subscription>();
   private closing = false;
   private work: Promise<void> = Promise.resolve();
 
   constructor(
-    readonly ws: WebSocket,
+    private readonly transport: Transport,
     private readonly store: Store,
     private readonly registry: SubscriptionRegistry,
-    private readonly limits: { maxBufferedBytes: number; maxSubscriptions: number },
+    private readonly limits: ConnectionLimits,
   ) {}
 
   /** Client messages are handled one after the other, in the order received. */
   enqueue(task: () => Promise<void>): void {
     this.work = this.work.then(task).catch((err: unknown) => {
       if (err instanceof StoreUnavailableError) {
-        this.sendText(errorFrame('STORE_UNAVAILABLE', 'the store is unreachable; subscribe again shortly'));
+        this.sendError('STORE_UNAVAILABLE', 'the store is unreachable; subscribe again shortly');
         return;
       }
-      this.sendText(errorFrame('INTERNAL', 'the message could not be handled'));
+      this.sendError('INTERNAL', 'the message could not be handled');
       process.emitWarning(err as Error);
     });
   }
 
-  sendText(text: string): void {
-    if (!this.closing && this.ws.readyState === this.ws.OPEN) this.ws.send(text);
+  /** A protocol message other than a status frame (subscribed, refreshed, …). */
+  send(method: string, frame: string): void {
+    if (!this.closing) this.transport.send(new Outgoing(method, frame));
   }
 
-  /**
-   * A live event for one of this connection's subscriptions: `bytes` is the frame text, `frame`
-   * the complete WebSocket frame of it, the same for every subscriber.
-   */
-  deliver(sub: Subscription, seq: number, bytes: Buffer, frame: Buffer): void {
-    if (this.closing) return;
-    if (!sub.live) {
-      sub.pending.push({ seq, bytes });
-      sub.pendingBytes += bytes.length;
-      if (sub.pendingBytes + this.ws.bufferedAmount > this.limits.maxBufferedBytes) this.slowConsumer();
-      return;
-    }
-    if (seq <= sub.lastSent) return;
-    if (seq !== sub.lastSent + 1) {
-      // A gap in the live feed (a lost pub/sub message): hold this event back and read the
-      // missing ones from the store first, as a replay does.
-      sub.pending.push({ seq, bytes });
-      sub.pendingBytes += bytes.length;
-      this.catchUp(sub);
-      return;
-    }
-    if (this.ws.bufferedAmount + bytes.length > this.limits.maxBufferedBytes) {
-      this.slowConsumer();
-      return;
-    }
-    sub.lastSent = seq;
-    const socket = rawSocket(this.ws);
-    if (socket && this.ws.readyState === this.ws.OPEN) socket.write(frame);
+  sendError(code: FrameErrorCode, message: string, session?: string): void {
+    this.send('error', errorFrame(code, message, session));
+  }
+
+  /** The sessions this connection is subscribed to. */
+  sessions(): string[] {
+    return [...this.subscriptions.keys()];
+  }
+
+  get subscriptionCount(): number {
+    return this.subscriptions.size;
   }
 
   async subscribe(session: string, since: number | undefined, epoch: string | undefined): Promise<void> {
     const existing = this.subscriptions.get(session);
     if (existing) this.drop(existing);
     if (this.subscriptions.size >= this.limits.maxSubscriptions) {
-      this.sendText(errorFrame('TOO_MANY_SUBSCRIPTIONS', `at most ${this.limits.maxSubscriptions} sessions per connection`));
+      this.sendError('TOO_MANY_SUBSCRIPTIONS', `at most ${this.limits.maxSubscriptions} sessions per connection`, session);
       return;
     }
-    const sub: Subscription = { session, connection: this, live: false, lastSent: 0, pending: [], pendingBytes: 0 };
+    const sub = new Subscription(session, this);
     this.subscriptions.set(session, sub);
     this.registry.add(sub);
     let page: EventPage;
@@ -113,19 +136,47 @@ export class Connection {
       this.drop(sub);
       throw err;
     }
-    const sameEpoch = epoch === undefined || epoch === page.epoch;
-    const recovered = since === undefined || (sameEpoch && since <= page.head && (page.oldest === 0 || since >= page.oldest - 1));
-    this.sendText(subscribedFrame(session, page.epoch, page.head, page.oldest, recovered));
-    if (since === undefined) {
-      sub.lastSent = page.head;
-      await this.goLive(sub, { ...page, events: [] });
-    } else if (recovered) {
-      sub.lastSent = since;
-      await this.goLive(sub, page);
-    } else {
-      // Not recoverable: everything retained, from the oldest.
-      await this.goLive(sub, since === 0 ? page : undefined);
+    const start = resumePoint(page, since, epoch);
+    sub.epoch = page.epoch;
+    this.send('subscribed', subscribedFrame(start));
+    sub.lastSent = start.from;
+    // Live only: nothing to replay. Otherwise the page already read starts at `since`; a replay
+    // from elsewhere (the oldest retained) reads its own.
+    await this.goLive(sub, since === undefined ? { ...page, events: [] } : start.from === since ? page : undefined);
+  }
+
+  unsubscribe(session: string): void {
+    const sub = this.subscriptions.get(session);
+    if (sub) this.drop(sub);
+    this.send('unsubscribed', unsubscribedFrame(session));
+  }
+
+  /** A live event for one of this connection's subscriptions. */
+  deliver(sub: Subscription, event: Outgoing): void {
+    if (this.closing || this.subscriptions.get(sub.session) !== sub) return;
+    const seq = event.seq as number;
+    const bytes = event.byteLength;
+    if (!sub.live) {
+      sub.pending.push(event);
+      sub.pendingBytes += bytes;
+      if (sub.pendingBytes + this.transport.bufferedBytes > this.limits.maxBufferedBytes) this.slowConsumer();
+      return;
     }
+    if (seq <= sub.lastSent) return;
+    if (seq !== sub.lastSent + 1) {
+      // A gap in the live feed (a lost pub/sub message): hold this event back and read the
+      // missing ones from the store first, as a replay does.
+      sub.pending.push(event);
+      sub.pendingBytes += bytes;
+      this.catchUp(sub);
+      return;
+    }
+    if (this.transport.bufferedBytes + bytes > this.limits.maxBufferedBytes) {
+      this.slowConsumer();
+      return;
+    }
+    sub.lastSent = seq;
+    this.transport.send(event, sub.epoch);
   }
 
   /**
@@ -146,8 +197,32 @@ export class Connection {
         }
       }
       // The store stays unreachable: the client reconnects and resumes from its seq.
-      this.close(CLOSE.GOING_AWAY, 'events could not be delivered in order; resume from your last seq');
+      this.close('GOING_AWAY', 'events could not be delivered in order; resume from your last seq');
     });
+  }
+
+  /** Ends a subscription the client did not give up: it is told why. */
+  end(sub: Subscription, reason: UnsubscribedReason): void {
+    if (this.subscriptions.get(sub.session) !== sub) return;
+    this.drop(sub);
+    this.send('unsubscribed', unsubscribedFrame(sub.session, reason));
+  }
+
+  heartbeat(): void {
+    this.transport.heartbeat();
+  }
+
+  /** Closes after what is already queued; the transport cuts a peer that does not read it. */
+  close(name: CloseName, reason = ''): void {
+    if (this.closing) return;
+    this.dispose();
+    this.transport.close(name, reason);
+  }
+
+  /** Stops all delivery to this connection (it is closing or closed). */
+  dispose(): void {
+    this.closing = true;
+    for (const sub of [...this.subscriptions.values()]) this.drop(sub);
   }
 
   /**
@@ -159,10 +234,10 @@ export class Connection {
     let page = first ?? (await this.store.readEvents(session, sub.lastSent, REPLAY_PAGE));
     for (;;) {
       for (const e of page.events) {
-        if (this.closing || this.subscriptions.get(session) !== sub) return;
         if (e.seq <= sub.lastSent) continue;
         await this.paced();
-        this.ws.send(e.frame);
+        if (this.closing || this.subscriptions.get(session) !== sub) return;
+        this.transport.send(new Outgoing('status', e.frame, session, e.seq), sub.epoch);
         sub.lastSent = e.seq;
       }
       if (page.events.length < REPLAY_PAGE) break;
@@ -170,40 +245,19 @@ export class Connection {
     }
     if (this.subscriptions.get(session) !== sub) return;
     for (const p of sub.pending) {
-      if (p.seq > sub.lastSent) {
-        await this.paced();
-        this.ws.send(p.bytes, { binary: false });
-        sub.lastSent = p.seq;
-      }
+      if ((p.seq as number) <= sub.lastSent) continue;
+      await this.paced();
+      if (this.closing || this.subscriptions.get(session) !== sub) return;
+      this.transport.send(p, sub.epoch);
+      sub.lastSent = p.seq as number;
     }
     sub.pending = [];
     sub.pendingBytes = 0;
     sub.live = true;
   }
 
-  unsubscribe(session: string): void {
-    const sub = this.subscriptions.get(session);
-    if (sub) this.drop(sub);
-    this.sendText(unsubscribedFrame(session));
-  }
-
-  /** Closes with `code` after what is already queued; cuts a peer that does not read it. */
-  close(code: number, reason = ''): void {
-    if (this.closing) return;
-    this.dispose();
-    // A close reason is at most 123 bytes (RFC 6455 5.5); ours are short, this keeps them so.
-    this.ws.close(code, Buffer.from(reason).subarray(0, 123).toString().replace(/\uFFFD$/, ''));
-    setTimeout(() => this.ws.terminate(), CLOSE_GRACE_MS).unref();
-  }
-
-  /** Stops all delivery to this connection (it is closing or closed). */
-  dispose(): void {
-    this.closing = true;
-    for (const sub of [...this.subscriptions.values()]) this.drop(sub);
-  }
-
   private slowConsumer(): void {
-    this.close(CLOSE.SLOW_CONSUMER, 'slow consumer');
+    this.close('SLOW_CONSUMER', 'slow consumer');
   }
 
   private drop(sub: Subscription): void {
@@ -211,19 +265,10 @@ export class Connection {
     this.registry.remove(sub);
   }
 
-  /** Waits while the socket holds more than half the buffer: the replay follows the reader. */
+  /** Waits while the transport holds more than half the buffer: the replay follows the reader. */
   private async paced(): Promise<void> {
-    const socket = rawSocket(this.ws);
-    while (!this.closing && socket && this.ws.bufferedAmount > this.limits.maxBufferedBytes / 2) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          socket.off('drain', done);
-          socket.off('close', done);
-          resolve();
-        };
-        socket.once('drain', done);
-        socket.once('close', done);
-      });
+    while (!this.closing && this.transport.open && this.transport.bufferedBytes > this.limits.maxBufferedBytes / 2) {
+      await this.transport.drained();
     }
   }
 }

@@ -1,14 +1,14 @@
 /** HTTP replay of a session's event log (CONTRACT.md section 4, scope `subscribe`). */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app-context.js';
-import { eventsQuery } from '../wire.js';
+import { eventsQuerySchema } from '../wire/schemas.js';
 import { validate } from './json-body.js';
 import { sessionOf } from './params.js';
 
 export function eventRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get('/v1/sessions/:session/events', { config: { scope: 'subscribe' } }, async (request, reply) => {
     const session = sessionOf(request);
-    const query = validate(eventsQuery, request.query, 'INVALID_QUERY');
+    const query = validate(eventsQuerySchema, request.query, 'INVALID_QUERY');
     const page = await ctx.store.readEvents(session, query.after, query.limit);
     // Each event is the very frame the WebSocket sends, spliced in as stored.
     const body =

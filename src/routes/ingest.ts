@@ -6,12 +6,12 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { HorologiumError } from '../errors.js';
-import { toolStartingData } from '../events/tool-events.js';
+import { toolStartingData } from '../wire/tool-events.js';
 import { jsonText, member, type JsonNode } from '../json/lossless.js';
 import { argumentTexts, withLongStringsTruncated } from '../preview/arguments.js';
 import { previewJson } from '../preview/preview.js';
 import type { AppContext } from '../app-context.js';
-import { eventBody, RESERVED_EVENT_TYPES, toolCallBody, toolResultBody } from '../wire.js';
+import { eventBodySchema, RESERVED_EVENT_TYPES, toolCallBodySchema, toolResultBodySchema } from '../wire/schemas.js';
 import { objectBody, validBody } from './json-body.js';
 import { sessionOf } from './params.js';
 
@@ -29,7 +29,7 @@ export function ingestRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post('/v1/sessions/:session/tool-calls', { config: { scope: 'publish' } }, async (request, reply) => {
     const session = sessionOf(request);
     const body = objectBody(request);
-    const fields = validBody(body, toolCallBody);
+    const fields = validBody(body, toolCallBodySchema);
     request.logContext.call_id = fields.call_id;
     const argsNode = member(body.object, 'args');
     const argsJson = argsNode ? jsonText(body.doc, argsNode) : null;
@@ -40,7 +40,7 @@ export function ingestRoutes(app: FastifyInstance, ctx: AppContext): void {
       argsJson,
       argumentsJson: args.arguments,
       fingerprint: fingerprint(fields.name, argsJson),
-      data: toolStartingData(fields.name, fields.call_id, args),
+      data: toolStartingData({ name: fields.name, callId: fields.call_id, args }),
     });
     if (outcome.status === 'conflict') throw new HorologiumError('CALL_ID_CONFLICT', `call_id ${fields.call_id}: ${outcome.message}.`);
     if (outcome.status === 'duplicate') return reply.code(200).send({ event_seq: outcome.eventSeq, duplicate: true });
@@ -51,7 +51,7 @@ export function ingestRoutes(app: FastifyInstance, ctx: AppContext): void {
     const started = process.hrtime.bigint();
     const session = sessionOf(request);
     const body = objectBody(request);
-    const fields = validBody(body, toolResultBody);
+    const fields = validBody(body, toolResultBodySchema);
     request.logContext.call_id = fields.call_id;
     const { doc, object } = body;
     const resultNode = member(object, 'result') as JsonNode;
@@ -70,7 +70,7 @@ export function ingestRoutes(app: FastifyInstance, ctx: AppContext): void {
       executionTimeJson: execNode && execNode.kind === 'number' ? jsonText(doc, execNode) : null,
       isError,
       fingerprint: fingerprint(fields.name, argsJson, resultJson),
-      completed: { previewJson: preview, argumentsJson: bodyArguments ?? null },
+      completed: { name: fields.name, callId: fields.call_id, isError, previewJson: preview, argumentsJson: bodyArguments ?? null },
     });
     if (outcome.status === 'conflict') throw new HorologiumError('CALL_ID_CONFLICT', `call_id ${fields.call_id}: ${outcome.message}.`);
     const duplicate = outcome.status === 'duplicate';
@@ -86,7 +86,7 @@ export function ingestRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post('/v1/sessions/:session/events', { config: { scope: 'publish' } }, async (request, reply) => {
     const session = sessionOf(request);
     const body = objectBody(request);
-    const fields = validBody(body, eventBody);
+    const fields = validBody(body, eventBodySchema);
     if (RESERVED_EVENT_TYPES.has(fields.type)) {
       throw new HorologiumError('RESERVED_EVENT_TYPE', `Event type ${fields.type} is reserved; use tool-calls or tool-results.`);
     }

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { HorologiumError } from '../errors.js';
-import { SESSION_ID } from '../wire.js';
+import { SESSION_ID } from '../wire/schemas.js';
 
 /** The `{session}` path parameter, validated (CONTRACT.md section 1). */
 export function sessionOf(request: FastifyRequest): string {

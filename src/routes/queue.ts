@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { HorologiumError } from '../errors.js';
 import type { AppContext } from '../app-context.js';
 import type { QueueEntry, QueuePage } from '../store/types.js';
-import { ackBody, queueQuery } from '../wire.js';
+import { ackBodySchema, queueQuerySchema } from '../wire/schemas.js';
 import { objectBody, validate, validBody } from './json-body.js';
 import { sessionOf } from './params.js';
 
@@ -30,7 +30,7 @@ export function queueRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.get('/v1/sessions/:session/queue', { config: { scope: 'consume' } }, async (request, reply) => {
     const session = sessionOf(request);
-    const query = validate(queueQuery, request.query, 'INVALID_QUERY');
+    const query = validate(queueQuerySchema, request.query, 'INVALID_QUERY');
     let page = await store.readQueue(session, query.after, query.limit);
     if (page.entries.length === 0 && query.wait > 0) {
       const after = query.after ?? page.committed;
@@ -42,7 +42,7 @@ export function queueRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.post('/v1/sessions/:session/queue/ack', { config: { scope: 'consume' } }, async (request, reply) => {
     const session = sessionOf(request);
-    const { through } = validBody(objectBody(request), ackBody);
+    const { through } = validBody(objectBody(request), ackBodySchema);
     const outcome = await store.ack(session, through);
     if (outcome.status === 'beyond_head') {
       throw new HorologiumError('ACK_BEYOND_HEAD', `Cannot acknowledge through ${through}: the queue's head is ${outcome.head}.`);

@@ -5,11 +5,13 @@
  * sqlite cannot drift apart.
  */
 import { randomUUID } from 'node:crypto';
-import { toolCompletedData } from '../events/tool-events.js';
-import { statusFrame } from '../hub/frames.js';
 import { NO_ARGUMENTS } from '../preview/arguments.js';
+import { statusFrame, statusFrameHead } from '../wire/frames.js';
+import { toolCompletedData } from '../wire/tool-events.js';
 import type {
   AckOutcome,
+  Applied,
+  WriteOp,
   CompleteCallInput,
   CompleteCallOutcome,
   EventRecord,
@@ -53,6 +55,21 @@ export class Ledger {
     private readonly historySize: number,
     private readonly clock: Clock = systemClock,
   ) {}
+
+  /** Applies one write; what it did is stated by its kind. */
+  apply(tx: LedgerTx, op: WriteOp): Applied {
+    const session = op.session;
+    switch (op.kind) {
+      case 'start':
+        return { kind: op.kind, session, value: this.startCall(tx, session, op.input) };
+      case 'complete':
+        return { kind: op.kind, session, value: this.completeCall(tx, session, op.input) };
+      case 'event':
+        return { kind: op.kind, session, value: this.appendEvent(tx, session, op.type, op.dataJson) };
+      case 'ack':
+        return { kind: op.kind, session, value: ack(tx, session, op.through) };
+    }
+  }
 
   startCall(tx: LedgerTx, session: string, input: StartCallInput): StartCallOutcome {
     const repeat = startRepeat(tx.call(session, input.callId), input);
@@ -101,7 +118,8 @@ export class Ledger {
     now: number,
   ): EventRecord {
     const seq = heads.eventHead + 1;
-    const event: EventRecord = { session, seq, type, frame: statusFrame(type, dataJson, now, randomUUID(), session, seq) };
+    const head = statusFrameHead({ type, dataJson, timestamp: now, uuid: randomUUID(), session });
+    const event: EventRecord = { session, seq, type, frame: statusFrame(head, seq) };
     tx.insertEvent(event);
     if (seq > this.historySize) tx.trimEvents(session, seq - this.historySize + 1);
     return event;
@@ -137,15 +155,10 @@ export function completion(
   if (repeat) return { repeat };
   const started = record.started;
   const executionTimeJson = executionTimeOf(input, started, now);
-  const { previewJson, argumentsJson } = input.completed;
-  const data = toolCompletedData(
-    input.name,
-    input.callId,
+  const data = toolCompletedData(input.completed, {
     executionTimeJson,
-    input.isError,
-    previewJson,
-    argumentsJson ?? started?.argumentsJson ?? NO_ARGUMENTS.arguments,
-  );
+    startedArgumentsJson: started?.argumentsJson ?? NO_ARGUMENTS.arguments,
+  });
   return { data, entry: queueEntryOf(input, started, executionTimeJson, now) };
 }
 

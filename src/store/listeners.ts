@@ -1,5 +1,19 @@
 /** The set of commit listeners a backend notifies; one listener's throw never stops the others. */
-import type { EventRecord, StoreListener } from './types.js';
+import type { Applied, EventRecord, StoreListener } from './types.js';
+
+/** What a committed write tells listeners: the event it appended and the queue head it moved. */
+export function committed(applied: Applied): { event?: EventRecord; queueHead?: number } {
+  switch (applied.kind) {
+    case 'event':
+      return { event: applied.value };
+    case 'start':
+      return applied.value.status === 'created' ? { event: applied.value.event } : {};
+    case 'complete':
+      return applied.value.status === 'created' ? { event: applied.value.event, queueHead: applied.value.queueSeq } : {};
+    case 'ack':
+      return {};
+  }
+}
 
 export class Listeners {
   private readonly all = new Set<StoreListener>();
@@ -7,6 +21,19 @@ export class Listeners {
   add(listener: StoreListener): () => void {
     this.all.add(listener);
     return () => this.all.delete(listener);
+  }
+
+  /** Announces what a batch of committed writes did: its events in order, then each queue's new head. */
+  announce(batch: readonly Applied[]): void {
+    const events: EventRecord[] = [];
+    const queues = new Map<string, number>();
+    for (const applied of batch) {
+      const { event, queueHead } = committed(applied);
+      if (event) events.push(event);
+      if (queueHead !== undefined) queues.set(applied.session, queueHead);
+    }
+    this.events(events);
+    for (const [session, head] of queues) this.queue(session, head);
   }
 
   events(events: readonly EventRecord[]): void {

@@ -45,24 +45,21 @@ export class MemoryStore implements Store, LedgerTx {
   }
 
   async startCall(session: string, input: StartCallInput): Promise<StartCallOutcome> {
-    const outcome = this.ledger.startCall(this, session, input);
-    if (outcome.status === 'created') this.listeners.events([outcome.event]);
-    return outcome;
+    const value = this.ledger.startCall(this, session, input);
+    this.listeners.announce([{ kind: 'start', session, value }]);
+    return value;
   }
 
   async completeCall(session: string, input: CompleteCallInput): Promise<CompleteCallOutcome> {
-    const outcome = this.ledger.completeCall(this, session, input);
-    if (outcome.status === 'created') {
-      this.listeners.events([outcome.event]);
-      this.listeners.queue(session, outcome.queueSeq);
-    }
-    return outcome;
+    const value = this.ledger.completeCall(this, session, input);
+    this.listeners.announce([{ kind: 'complete', session, value }]);
+    return value;
   }
 
   async appendEvent(session: string, type: string, dataJson: string): Promise<EventRecord> {
-    const event = this.ledger.appendEvent(this, session, type, dataJson);
-    this.listeners.events([event]);
-    return event;
+    const value = this.ledger.appendEvent(this, session, type, dataJson);
+    this.listeners.announce([{ kind: 'event', session, value }]);
+    return value;
   }
 
   async readQueue(session: string, after: number | undefined, limit: number): Promise<QueuePage> {

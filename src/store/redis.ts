@@ -14,10 +14,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { statusFrameAround } from '../hub/frames.js';
+import { statusFrame, statusFrameHead } from '../wire/frames.js';
 import { completion, startedCall, startRepeat, systemClock, type CallRecord, type Clock } from './ledger.js';
 import { Listeners } from './listeners.js';
-import { ACK, APPEND, COMPLETE_CALL, READ_EVENTS, READ_QUEUE, START_CALL } from './redis-scripts.js';
+import { SCRIPTS } from './redis-scripts.js';
 import {
   StoreUnavailableError,
   type AckOutcome,
@@ -37,29 +37,43 @@ import {
 const PREFIX = 'horologium';
 const CHANNEL = `${PREFIX}:events`;
 const DEPTH_KEY = `${PREFIX}:depth`;
+const INDEX_KEY = `${PREFIX}:sessions`;
 /** A call record changed between composing and writing (a concurrent tool-calls): decide again. */
 const MAX_RECOMPOSE = 5;
 
-type Reply = Array<string | number>;
+type Reply = Array<string | number | null>;
+type Arg = string | number;
 
-interface Scripts {
-  hAppend(heads: string, events: string, ...argv: Array<string | number>): Promise<Reply>;
-  hStartCall(heads: string, events: string, calls: string, ...argv: Array<string | number>): Promise<Reply>;
-  hCompleteCall(heads: string, events: string, calls: string, queue: string, depth: string, ...argv: Array<string | number>): Promise<Reply>;
-  hAck(heads: string, depth: string, through: number): Promise<Reply>;
-  hReadEvents(heads: string, events: string, after: number, limit: number, history: number, epoch: string): Promise<Reply>;
-  hReadQueue(heads: string, queue: string, after: string, limit: number): Promise<Reply>;
-}
+type Scripts = { [K in keyof typeof SCRIPTS]: (...keysAndArgs: Arg[]) => Promise<Reply> };
 
 const keys = (session: string) => {
   const tag = `${PREFIX}:{${session}}`;
   return { heads: `${tag}:heads`, events: `${tag}:events`, queue: `${tag}:queue`, calls: `${tag}:calls` };
 };
 
-/** `rest` after the first newline of `text`, and the number before it. */
-function numbered(text: string): [number, string] {
-  const nl = text.indexOf('\n');
-  return [Number(text.slice(0, nl)), text.slice(nl + 1)];
+/** The started call as the scripts keep it: everything but its event seq, as JSON built whole. */
+type StartedFields = Omit<NonNullable<CallRecord['started']>, 'eventSeq'>;
+
+/** A call record from its hash fields (lua/lib.lua: s, se, c, cq, ce), as a script returned them. */
+function callRecord(fields: Reply): CallRecord {
+  const [s, se, c, cq, ce] = fields;
+  const record: CallRecord = {};
+  if (typeof s === 'string') record.started = { ...(JSON.parse(s) as StartedFields), eventSeq: Number(se) };
+  if (typeof c === 'string') record.completed = { fingerprint: c, queueSeq: Number(cq), eventSeq: Number(ce) };
+  return record;
+}
+
+/** An events-hash item ("<type>\n<frame head>") of a seq, as an EventRecord. */
+function eventRecord(session: string, seq: number, item: string): EventRecord {
+  const nl = item.indexOf('\n');
+  return { session, seq, type: item.slice(0, nl), frame: statusFrame(item.slice(nl + 1), seq) };
+}
+
+/** The [seq, value] pairs after the first `skip` items of a script's reply. */
+function pairs(reply: Reply, skip: number): Array<[number, string]> {
+  const out: Array<[number, string]> = [];
+  for (let k = skip; k + 1 < reply.length; k += 2) out.push([Number(reply[k]), String(reply[k + 1])]);
+  return out;
 }
 
 export class RedisStore implements Store {
@@ -83,12 +97,7 @@ export class RedisStore implements Store {
     // Re-subscribed by hand (not autoResubscribe) so that `resync` is announced only once the
     // subscription is back: an event published before that is then read from the store.
     this.subscriber = new Redis(url, { ...common, autoResubscribe: false, maxRetriesPerRequest: null });
-    this.redis.defineCommand('hAppend', { numberOfKeys: 2, lua: APPEND });
-    this.redis.defineCommand('hStartCall', { numberOfKeys: 3, lua: START_CALL });
-    this.redis.defineCommand('hCompleteCall', { numberOfKeys: 5, lua: COMPLETE_CALL });
-    this.redis.defineCommand('hAck', { numberOfKeys: 2, lua: ACK });
-    this.redis.defineCommand('hReadEvents', { numberOfKeys: 2, lua: READ_EVENTS });
-    this.redis.defineCommand('hReadQueue', { numberOfKeys: 2, lua: READ_QUEUE });
+    for (const [name, script] of Object.entries(SCRIPTS)) this.redis.defineCommand(name, script);
     // Connection errors are reported through failed commands and /readyz; not as crashes.
     this.redis.on('error', () => undefined);
     this.subscriber.on('error', () => undefined);
@@ -131,51 +140,54 @@ export class RedisStore implements Store {
 
   async appendEvent(session: string, type: string, dataJson: string): Promise<EventRecord> {
     const k = keys(session);
-    const [before, after] = statusFrameAround(type, dataJson, this.clock(), randomUUID(), session);
-    const [seq] = await this.call(() => this.redis.hAppend(k.heads, k.events, before, after, this.options.historySize, randomUUID(), CHANNEL, session, type));
-    return { session, seq: Number(seq), type, frame: before + seq + after };
+    const head = statusFrameHead({ type, dataJson, timestamp: this.clock(), uuid: randomUUID(), session });
+    const [seq] = await this.call(() =>
+      this.redis.hAppend(k.heads, k.events, INDEX_KEY, head, this.options.historySize, randomUUID(), CHANNEL, session, type, Date.now()),
+    );
+    return { session, seq: Number(seq), type, frame: statusFrame(head, Number(seq)) };
   }
 
   async startCall(session: string, input: StartCallInput): Promise<StartCallOutcome> {
     const k = keys(session);
     const now = this.clock();
-    const [before, after] = statusFrameAround('tool_starting', input.data, now, randomUUID(), session);
-    const record = JSON.stringify({ started: startedCall(input, now) });
-    const recordPrefix = `${record.slice(0, -2)},"eventSeq":`;
+    const head = statusFrameHead({ type: 'tool_starting', dataJson: input.data, timestamp: now, uuid: randomUUID(), session });
+    const started = JSON.stringify(startedCall(input, now));
     const reply = await this.call(() =>
-      this.redis.hStartCall(k.heads, k.events, k.calls, input.callId, before, after, recordPrefix, this.options.historySize, randomUUID(), CHANNEL, session),
+      this.redis.hStartCall(k.heads, k.events, k.calls, INDEX_KEY, input.callId, head, started, this.options.historySize, randomUUID(), CHANNEL, session, Date.now()),
     );
     if (reply[0] === 'exists') {
-      return startRepeat(JSON.parse(String(reply[1])) as CallRecord, input) ?? { status: 'conflict', message: 'this call_id already has a record' };
+      return startRepeat(callRecord(reply.slice(1)), input) ?? { status: 'conflict', message: 'this call_id already has a record' };
     }
     const seq = Number(reply[1]);
-    return { status: 'created', eventSeq: seq, event: { session, seq, type: 'tool_starting', frame: before + seq + after } };
+    return { status: 'created', eventSeq: seq, event: { session, seq, type: 'tool_starting', frame: statusFrame(head, seq) } };
   }
 
   async completeCall(session: string, input: CompleteCallInput): Promise<CompleteCallOutcome> {
     const k = keys(session);
     // Optimistic: compose for "no earlier record" (one round trip); the script refuses when the
     // record is another, and the write is decided again from the record it returned.
+    let record: CallRecord = {};
     let expected = '';
     for (let attempt = 0; attempt < MAX_RECOMPOSE; attempt++) {
-      const record = expected === '' ? {} : (JSON.parse(expected) as CallRecord);
       const now = this.clock();
       const decided = completion(record, input, now);
       if ('repeat' in decided) return decided.repeat;
-      const [before, after] = statusFrameAround('tool_completed', decided.data, now, randomUUID(), session);
+      const head = statusFrameHead({ type: 'tool_completed', dataJson: decided.data, timestamp: now, uuid: randomUUID(), session });
       const entry = JSON.stringify(decided.entry);
-      const base = JSON.stringify({ ...record, completed: { fingerprint: input.fingerprint } });
-      const recordPrefix = `${base.slice(0, -2)},"queueSeq":`;
       const reply = await this.call(() =>
-        this.redis.hCompleteCall(k.heads, k.events, k.calls, k.queue, DEPTH_KEY, input.callId, expected, entry, before, after, recordPrefix, this.options.historySize, randomUUID(), CHANNEL, session),
+        this.redis.hCompleteCall(
+          k.heads, k.events, k.calls, k.queue, DEPTH_KEY, INDEX_KEY,
+          input.callId, expected, entry, head, input.fingerprint, this.options.historySize, randomUUID(), CHANNEL, session, Date.now(),
+        ),
       );
       if (reply[0] === 'changed') {
-        expected = String(reply[1]);
+        record = callRecord(reply.slice(1));
+        expected = typeof reply[1] === 'string' ? reply[1] : '';
         continue;
       }
       const queueSeq = Number(reply[1]);
       const seq = Number(reply[2]);
-      return { status: 'created', queueSeq, eventSeq: seq, event: { session, seq, type: 'tool_completed', frame: before + seq + after } };
+      return { status: 'created', queueSeq, eventSeq: seq, event: { session, seq, type: 'tool_completed', frame: statusFrame(head, seq) } };
     }
     throw new StoreUnavailableError('the call record kept changing under this write; retry');
   }
@@ -189,21 +201,14 @@ export class RedisStore implements Store {
   async readEvents(session: string, after: number, limit: number): Promise<EventPage> {
     const k = keys(session);
     const reply = await this.call(() => this.redis.hReadEvents(k.heads, k.events, after, limit, this.options.historySize, randomUUID()));
-    const events = reply.slice(3).map((item) => {
-      const [seq, rest] = numbered(String(item));
-      const nl = rest.indexOf('\n');
-      return { session, seq, type: rest.slice(0, nl), frame: rest.slice(nl + 1) };
-    });
+    const events = pairs(reply, 3).map(([seq, item]) => eventRecord(session, seq, item));
     return { session, epoch: String(reply[0]), head: Number(reply[1]), oldest: Number(reply[2]), events };
   }
 
   async readQueue(session: string, after: number | undefined, limit: number): Promise<QueuePage> {
     const k = keys(session);
     const reply = await this.call(() => this.redis.hReadQueue(k.heads, k.queue, after === undefined ? '' : String(after), limit));
-    const entries = reply.slice(2).map((item): QueueEntry => {
-      const [queueSeq, json] = numbered(String(item));
-      return { queueSeq, ...(JSON.parse(json) as Omit<QueueEntry, 'queueSeq'>) };
-    });
+    const entries = pairs(reply, 2).map(([queueSeq, json]): QueueEntry => ({ queueSeq, ...(JSON.parse(json) as Omit<QueueEntry, 'queueSeq'>) }));
     return { session, committed: Number(reply[0]), head: Number(reply[1]), entries };
   }
 
@@ -233,22 +238,21 @@ export class RedisStore implements Store {
     }
   }
 
+  /** A published message: a JSON header (lua/lib.lua), and after its newline an event's frame head. */
   private received(message: string): void {
-    const kind = message.slice(0, 2);
-    const parts: string[] = [];
-    let at = 2;
-    const fields = kind === 'e\n' ? 3 : 1;
-    for (let f = 0; f < fields; f++) {
-      const nl = message.indexOf('\n', at);
-      if (nl < 0) break;
-      parts.push(message.slice(at, nl));
-      at = nl + 1;
+    const nl = message.indexOf('\n');
+    let header: { kind?: string; session?: string; seq?: number; type?: string; head?: number };
+    try {
+      header = JSON.parse(nl < 0 ? message : message.slice(0, nl)) as typeof header;
+    } catch {
+      return;
     }
-    if (kind === 'e\n' && parts.length === 3) {
-      const [session, seq, type] = parts as [string, string, string];
-      this.listeners.events([{ session, seq: Number(seq), type, frame: message.slice(at) }]);
-    } else if (kind === 'q\n' && parts.length === 1) {
-      this.listeners.queue(parts[0] as string, Number(message.slice(at)));
+    const { kind, session } = header;
+    if (typeof session !== 'string') return;
+    if (kind === 'e' && typeof header.seq === 'number' && typeof header.type === 'string' && nl >= 0) {
+      this.listeners.events([{ session, seq: header.seq, type: header.type, frame: statusFrame(message.slice(nl + 1), header.seq) }]);
+    } else if (kind === 'q' && typeof header.head === 'number') {
+      this.listeners.queue(session, header.head);
     }
   }
 }

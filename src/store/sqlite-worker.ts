@@ -11,7 +11,8 @@
  * `{ ready: epoch }`, or `{ openFailed }`.
  */
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
-import { SqliteWriter, type WriteOp } from './sqlite-writer.js';
+import { SqliteWriter } from './sqlite-writer.js';
+import type { WriteOp } from './types.js';
 
 export interface WriterOptions {
   path: string;

@@ -8,20 +8,12 @@
  * per session at its end: a batch of 50 results on one session updates its heads row once.
  */
 import type Database from 'better-sqlite3';
-import { ack, Ledger, type CallRecord, type LedgerTx, type SessionHeads } from './ledger.js';
+import { Ledger, type CallRecord, type LedgerTx, type SessionHeads } from './ledger.js';
 import { headsReader, openForWriting } from './sqlite-schema.js';
-import type { AckOutcome, CompleteCallInput, CompleteCallOutcome, EventRecord, QueueEntry, StartCallInput, StartCallOutcome } from './types.js';
+import type { Applied, EventRecord, QueueEntry, WriteOp } from './types.js';
 
-export type WriteOp =
-  | { kind: 'start'; session: string; input: StartCallInput }
-  | { kind: 'complete'; session: string; input: CompleteCallInput }
-  | { kind: 'event'; session: string; type: string; dataJson: string }
-  | { kind: 'ack'; session: string; through: number };
-
-export type WriteValue = StartCallOutcome | CompleteCallOutcome | EventRecord | AckOutcome;
-
-/** One write's result: its value, or why it failed (an error's name and message cross threads). */
-export type WriteResult = { ok: true; value: WriteValue } | { ok: false; error: { name: string; message: string } };
+/** One write's result: what it did, or why it failed (an error's name and message cross threads). */
+export type WriteResult = { ok: true; applied: Applied } | { ok: false; error: { name: string; message: string } };
 
 export class SqliteWriter {
   readonly epoch: string;
@@ -30,7 +22,7 @@ export class SqliteWriter {
   private readonly st: ReturnType<typeof prepare>;
   private readonly tx: LedgerTx;
   /** Runs one write in a savepoint (better-sqlite3 nests transactions as savepoints). */
-  private readonly savepoint: (run: () => unknown) => unknown;
+  private readonly savepoint: (run: () => Applied) => Applied;
   /** Heads and trims of the batch so far, and of the write being applied. */
   private batchHeads = new Map<string, SessionHeads>();
   private batchTrims = new Map<string, number>();
@@ -44,56 +36,45 @@ export class SqliteWriter {
     this.ledger = new Ledger(historySize);
     this.st = prepare(db);
     this.tx = this.ledgerTx();
-    this.savepoint = db.transaction((run: () => unknown) => run());
+    this.savepoint = db.transaction((run: () => Applied) => run());
   }
 
   close(): void {
     if (this.db.open) this.db.close();
   }
 
-  /** Applies `ops` in one transaction; throws only when the transaction itself fails. */
+  /**
+   * Applies `ops` in one transaction, each write rolled back alone if it throws (see the file
+   * comment); throws only when the transaction itself fails.
+   */
   apply(ops: readonly WriteOp[]): WriteResult[] {
-    return this.commitBatch(ops.map((op) => () => this.applyOne(op)));
-  }
-
-  /** One transaction over `runs`, each rolled back alone if it throws (see the file comment). */
-  commitBatch(runs: ReadonlyArray<() => WriteValue>): WriteResult[] {
-    return this.runBatch(runs, false) ?? (this.runBatch(runs, true) as WriteResult[]);
-  }
-
-  private applyOne(op: WriteOp): WriteValue {
-    switch (op.kind) {
-      case 'start':
-        return this.ledger.startCall(this.tx, op.session, op.input);
-      case 'complete':
-        return this.ledger.completeCall(this.tx, op.session, op.input);
-      case 'event':
-        return this.ledger.appendEvent(this.tx, op.session, op.type, op.dataJson);
-      case 'ack':
-        return ack(this.tx, op.session, op.through);
-    }
+    return this.runBatch(ops, false) ?? (this.runBatch(ops, true) as WriteResult[]);
   }
 
   /** undefined when a write threw and `isolate` was off: nothing was committed then. */
-  private runBatch(runs: ReadonlyArray<() => WriteValue>, isolate: boolean): WriteResult[] | undefined {
+  private runBatch(ops: readonly WriteOp[], isolate: boolean): WriteResult[] | undefined {
     const results: WriteResult[] = [];
     const aborted = new Error('a write failed; retrying the batch with savepoints');
+    const applyOne = (op: WriteOp) => this.ledger.apply(this.tx, op);
     this.batchHeads = new Map();
     this.batchTrims = new Map();
     try {
       this.db.transaction(() => {
-        for (const run of runs) {
+        for (const op of ops) {
           this.writeHeads = new Map();
           this.writeTrims = new Map();
+          let applied: Applied;
           try {
-            results.push({ ok: true, value: isolate ? (this.savepoint(run) as WriteValue) : run() });
+            applied = isolate ? this.savepoint(() => applyOne(op)) : applyOne(op);
           } catch (error) {
             if (!isolate) throw aborted;
+            // The savepoint rolled this write back; its heads and trims are dropped with it.
             results.push({ ok: false, error: { name: (error as Error).name, message: (error as Error).message } });
             continue;
           }
           for (const [s, h] of this.writeHeads) this.batchHeads.set(s, h);
           for (const [s, from] of this.writeTrims) this.batchTrims.set(s, from);
+          results.push({ ok: true, applied });
         }
         for (const [s, h] of this.batchHeads) this.st.setHeads.run(s, h.eventHead, h.queueHead, h.committed);
         for (const [s, from] of this.batchTrims) this.st.trimEvents.run(s, from);

@@ -12,10 +12,12 @@ import { Worker } from 'node:worker_threads';
 import { Listeners } from './listeners.js';
 import { SqliteReader } from './sqlite-reader.js';
 import type { WriterOptions, WriterReply } from './sqlite-worker.js';
-import type { WriteOp, WriteResult, WriteValue } from './sqlite-writer.js';
+import type { WriteResult } from './sqlite-writer.js';
 import {
   StoreUnavailableError,
   type AckOutcome,
+  type Applied,
+  type WriteOp,
   type CompleteCallInput,
   type CompleteCallOutcome,
   type EventPage,
@@ -30,8 +32,13 @@ import {
 
 interface PendingWrite {
   op: WriteOp;
-  resolve: (value: WriteValue) => void;
+  resolve: (applied: Applied) => void;
   reject: (error: Error) => void;
+}
+
+/** The writer answered a write with the outcome of another kind: a bug, never a client's fault. */
+function mismatch(op: WriteOp, applied: Applied): never {
+  throw new Error(`the sqlite writer answered a ${op.kind} write with a ${applied.kind} outcome`);
 }
 
 /** Under tsx (tests, `npm run dev`) this module is TypeScript, and so is its worker. */
@@ -88,20 +95,28 @@ export class SqliteStore implements Store {
     return this.reader?.open === true && this.closing === undefined && this.worker !== undefined && this.writerDown === undefined;
   }
 
-  startCall(session: string, input: StartCallInput): Promise<StartCallOutcome> {
-    return this.write({ kind: 'start', session, input }) as Promise<StartCallOutcome>;
+  async startCall(session: string, input: StartCallInput): Promise<StartCallOutcome> {
+    const op = { kind: 'start', session, input } as const;
+    const applied = await this.write(op);
+    return applied.kind === op.kind ? applied.value : mismatch(op, applied);
   }
 
-  completeCall(session: string, input: CompleteCallInput): Promise<CompleteCallOutcome> {
-    return this.write({ kind: 'complete', session, input }) as Promise<CompleteCallOutcome>;
+  async completeCall(session: string, input: CompleteCallInput): Promise<CompleteCallOutcome> {
+    const op = { kind: 'complete', session, input } as const;
+    const applied = await this.write(op);
+    return applied.kind === op.kind ? applied.value : mismatch(op, applied);
   }
 
-  appendEvent(session: string, type: string, dataJson: string): Promise<EventRecord> {
-    return this.write({ kind: 'event', session, type, dataJson }) as Promise<EventRecord>;
+  async appendEvent(session: string, type: string, dataJson: string): Promise<EventRecord> {
+    const op = { kind: 'event', session, type, dataJson } as const;
+    const applied = await this.write(op);
+    return applied.kind === op.kind ? applied.value : mismatch(op, applied);
   }
 
-  ack(session: string, through: number): Promise<AckOutcome> {
-    return this.write({ kind: 'ack', session, through }) as Promise<AckOutcome>;
+  async ack(session: string, through: number): Promise<AckOutcome> {
+    const op = { kind: 'ack', session, through } as const;
+    const applied = await this.write(op);
+    return applied.kind === op.kind ? applied.value : mismatch(op, applied);
   }
 
   async readQueue(session: string, after: number | undefined, limit: number): Promise<QueuePage> {
@@ -172,10 +187,10 @@ export class SqliteStore implements Store {
     setTimeout(restart, RESTART_DELAY_MS).unref();
   }
 
-  private write(op: WriteOp): Promise<WriteValue> {
+  private write(op: WriteOp): Promise<Applied> {
     if (this.closing || !this.reader?.open) return Promise.reject(new StoreUnavailableError('the sqlite store is closed'));
     if (this.writerDown) return Promise.reject(new StoreUnavailableError(this.writerDown));
-    return new Promise<WriteValue>((resolve, reject) => {
+    return new Promise<Applied>((resolve, reject) => {
       this.queued.push({ op, resolve, reject });
       if (!this.sendScheduled) {
         // Wait for the rest of this turn's writes, so that they share the batch.
@@ -221,25 +236,19 @@ export class SqliteStore implements Store {
     }
   }
 
+  /** Settles each write of a committed batch, then tells the listeners what the batch did. */
   private announce(batch: PendingWrite[], results: WriteResult[]): void {
-    const events: EventRecord[] = [];
-    const queues = new Map<string, number>();
+    const applied: Applied[] = [];
     batch.forEach((write, k) => {
       const result = results[k];
       if (!result?.ok) {
         write.reject(result ? writeError(result.error) : new StoreUnavailableError('the sqlite writer lost a write'));
         return;
       }
-      const value = result.value;
-      write.resolve(value);
-      if (write.op.kind === 'event') events.push(value as EventRecord);
-      if ('status' in value && value.status === 'created') {
-        events.push(value.event);
-        if ('queueSeq' in value) queues.set(write.op.session, value.queueSeq);
-      }
+      write.resolve(result.applied);
+      applied.push(result.applied);
     });
-    this.listeners.events(events);
-    for (const [session, head] of queues) this.listeners.queue(session, head);
+    this.listeners.announce(applied);
   }
 
   private notifyIdle(): void {

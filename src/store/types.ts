@@ -1,3 +1,5 @@
+import type { ToolCompletedFields } from '../wire/tool-events.js';
+
 /**
  * The Store contract: what every backend (memory.ts, sqlite.ts, redis.ts) guarantees.
  * One behaviour suite (test/store.behaviour.ts) runs against each of them.
@@ -79,11 +81,10 @@ export interface CompleteCallInput {
   /** Fingerprint of name, args and result (CONTRACT.md section 4: compared as JSON text). */
   fingerprint: string;
   /**
-   * The tool_completed event's own parts, as JSON texts. The write adds the execution time in
-   * effect and, when `argumentsJson` is null (the body sent no args), the started call's
-   * arguments. Plain data, so that a write can be handed to another thread (sqlite's writer).
+   * What the route knows of the tool_completed data; the write adds the execution time in effect
+   * and, when the body sent no args, the started call's arguments (wire/tool-events.ts).
    */
-  completed: { previewJson: string; argumentsJson: string | null };
+  completed: ToolCompletedFields;
 }
 
 export type CompleteCallOutcome =
@@ -111,6 +112,23 @@ export interface QueuePage {
 }
 
 export type AckOutcome = { status: 'ok'; committed: number } | { status: 'beyond_head'; head: number };
+
+/** One write, as plain data: what a backend applies inside its transaction (or hands to a thread). */
+export type WriteOp =
+  | { kind: 'start'; session: string; input: StartCallInput }
+  | { kind: 'complete'; session: string; input: CompleteCallInput }
+  | { kind: 'event'; session: string; type: string; dataJson: string }
+  | { kind: 'ack'; session: string; through: number };
+
+interface OutcomeOf {
+  start: StartCallOutcome;
+  complete: CompleteCallOutcome;
+  event: EventRecord;
+  ack: AckOutcome;
+}
+
+/** What a write did, stated by its kind. */
+export type Applied = { [K in WriteOp['kind']]: { kind: K; session: string; value: OutcomeOf[K] } }[WriteOp['kind']];
 
 export interface StoreListener {
   /** Events committed, in seq order for their session. */

@@ -25,11 +25,11 @@ export const toolName = z
 /** Any JSON value; stored and returned byte for byte. */
 export const jsonValue = z.unknown().meta({ description: 'Any JSON value, kept byte for byte as sent.' });
 
-export const toolCallBody = z
+export const toolCallBodySchema = z
   .object({ call_id: callId, name: toolName, args: jsonValue.optional() })
   .meta({ title: 'ToolCallBody', description: 'POST /v1/sessions/{session}/tool-calls' });
 
-export const toolResultBody = z
+export const toolResultBodySchema = z
   .object({
     call_id: callId,
     name: toolName,
@@ -42,14 +42,14 @@ export const toolResultBody = z
 
 export const RESERVED_EVENT_TYPES: ReadonlySet<string> = new Set(['tool_starting', 'tool_completed']);
 
-export const eventBody = z
+export const eventBodySchema = z
   .object({
     type: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/),
     data: z.record(z.string(), jsonValue),
   })
   .meta({ title: 'EventBody', description: 'POST /v1/sessions/{session}/events' });
 
-export const ackBody = z
+export const ackBodySchema = z
   .object({ through: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER) })
   .meta({ title: 'AckBody', description: 'POST /v1/sessions/{session}/queue/ack' });
 
@@ -60,7 +60,7 @@ const wholeNumber = (max: number) =>
     .transform(Number)
     .pipe(z.number().int().min(0).max(max));
 
-export const queueQuery = z
+export const queueQuerySchema = z
   .object({
     after: wholeNumber(Number.MAX_SAFE_INTEGER).optional(),
     limit: wholeNumber(1000).pipe(z.number().min(1)).default(100),
@@ -73,7 +73,7 @@ export const queueQuery = z
   })
   .meta({ title: 'QueueQuery' });
 
-export const eventsQuery = z
+export const eventsQuerySchema = z
   .object({
     after: wholeNumber(Number.MAX_SAFE_INTEGER).default(0),
     limit: wholeNumber(1000).pipe(z.number().min(1)).default(100),
@@ -84,7 +84,7 @@ export const eventsQuery = z
 
 const seq = z.number().int().min(0);
 
-export const errorReply = z
+export const errorReplySchema = z
   .object({
     error: z.object({
       code: z.string().regex(/^[A-Z][A-Z0-9_]*$/),
@@ -94,13 +94,13 @@ export const errorReply = z
   })
   .meta({ title: 'ErrorReply' });
 
-export const eventSeqReply = z.object({ event_seq: seq, duplicate: z.boolean().optional() }).meta({ title: 'EventSeqReply' });
+export const eventSeqReplySchema = z.object({ event_seq: seq, duplicate: z.boolean().optional() }).meta({ title: 'EventSeqReply' });
 
-export const toolResultReply = z
+export const toolResultReplySchema = z
   .object({ call_id: z.string(), queue_seq: seq, event_seq: seq, duplicate: z.boolean() })
   .meta({ title: 'ToolResultReply' });
 
-export const statusFrame = z
+export const statusFrameSchema = z
   .object({
     method: z.literal('status'),
     result: z.object({
@@ -114,7 +114,7 @@ export const statusFrame = z
   })
   .meta({ title: 'StatusFrame' });
 
-export const queueEntry = z
+export const queueEntrySchema = z
   .object({
     queue_seq: seq,
     call_id: z.string(),
@@ -128,32 +128,32 @@ export const queueEntry = z
   })
   .meta({ title: 'QueueEntry' });
 
-export const queueReply = z
-  .object({ session: z.string(), committed: seq, head: seq, entries: z.array(queueEntry) })
+export const queueReplySchema = z
+  .object({ session: z.string(), committed: seq, head: seq, entries: z.array(queueEntrySchema) })
   .meta({ title: 'QueueReply' });
 
-export const ackReply = z.object({ committed: seq }).meta({ title: 'AckReply' });
+export const ackReplySchema = z.object({ committed: seq }).meta({ title: 'AckReply' });
 
-export const eventsReply = z
-  .object({ session: z.string(), epoch: z.string(), head: seq, oldest: seq, events: z.array(statusFrame) })
+export const eventsReplySchema = z
+  .object({ session: z.string(), epoch: z.string(), head: seq, oldest: seq, events: z.array(statusFrameSchema) })
   .meta({ title: 'EventsReply' });
 
-export const subscribedFrame = z
+export const subscribedFrameSchema = z
   .object({
     method: z.literal('subscribed'),
     result: z.object({ session: z.string(), epoch: z.string(), head: seq, oldest: seq, recovered: z.boolean() }),
   })
   .meta({ title: 'SubscribedFrame' });
 
-export const unsubscribedFrame = z
+export const unsubscribedFrameSchema = z
   .object({ method: z.literal('unsubscribed'), result: z.object({ session: z.string() }) })
   .meta({ title: 'UnsubscribedFrame' });
 
-export const errorFrame = z
+export const errorFrameSchema = z
   .object({ method: z.literal('error'), result: z.object({ code: z.string(), message: z.string() }) })
   .meta({ title: 'ErrorFrame' });
 
-export const refreshedFrame = z
+export const refreshedFrameSchema = z
   .object({
     method: z.literal('refreshed'),
     // Seconds since the epoch; null for a static token, which does not expire.
@@ -161,7 +161,7 @@ export const refreshedFrame = z
   })
   .meta({ title: 'RefreshedFrame' });
 
-export const subscribeMessage = z
+export const subscribeMessageSchema = z
   .object({
     method: z.literal('subscribe'),
     params: z.object({
@@ -172,34 +172,34 @@ export const subscribeMessage = z
   })
   .meta({ title: 'SubscribeMessage' });
 
-export const unsubscribeMessage = z
+export const unsubscribeMessageSchema = z
   .object({ method: z.literal('unsubscribe'), params: z.object({ session: sessionId }) })
   .meta({ title: 'UnsubscribeMessage' });
 
-export const authMessage = z
+export const authMessageSchema = z
   .object({ method: z.enum(['auth', 'refresh']), params: z.object({ token: z.string().min(1) }) })
   .meta({ title: 'AuthMessage' });
 
 /** Every schema published in schemas/, by file name. */
 export const PUBLISHED = {
-  'tool-call-body': toolCallBody,
-  'tool-result-body': toolResultBody,
-  'event-body': eventBody,
-  'ack-body': ackBody,
-  'queue-query': queueQuery,
-  'events-query': eventsQuery,
-  'error-reply': errorReply,
-  'event-seq-reply': eventSeqReply,
-  'tool-result-reply': toolResultReply,
-  'queue-reply': queueReply,
-  'ack-reply': ackReply,
-  'events-reply': eventsReply,
-  'status-frame': statusFrame,
-  'subscribed-frame': subscribedFrame,
-  'unsubscribed-frame': unsubscribedFrame,
-  'error-frame': errorFrame,
-  'refreshed-frame': refreshedFrame,
-  'subscribe-message': subscribeMessage,
-  'unsubscribe-message': unsubscribeMessage,
-  'auth-message': authMessage,
+  'tool-call-body': toolCallBodySchema,
+  'tool-result-body': toolResultBodySchema,
+  'event-body': eventBodySchema,
+  'ack-body': ackBodySchema,
+  'queue-query': queueQuerySchema,
+  'events-query': eventsQuerySchema,
+  'error-reply': errorReplySchema,
+  'event-seq-reply': eventSeqReplySchema,
+  'tool-result-reply': toolResultReplySchema,
+  'queue-reply': queueReplySchema,
+  'ack-reply': ackReplySchema,
+  'events-reply': eventsReplySchema,
+  'status-frame': statusFrameSchema,
+  'subscribed-frame': subscribedFrameSchema,
+  'unsubscribed-frame': unsubscribedFrameSchema,
+  'error-frame': errorFrameSchema,
+  'refreshed-frame': refreshedFrameSchema,
+  'subscribe-message': subscribeMessageSchema,
+  'unsubscribe-message': unsubscribeMessageSchema,
+  'auth-message': authMessageSchema,
 } as const;

@@ -1,0 +1,23 @@
+-- Reads queue entries.
+-- KEYS: heads, queue
+-- ARGV: after ('' = the committed cursor), limit
+-- Returns {committed, head, q1, entry1, q2, entry2, …}.
+local committed = tonumber(redis.call('HGET', KEYS[1], 'committed') or '0')
+local head = tonumber(redis.call('HGET', KEYS[1], 'queue_head') or '0')
+local after = committed
+if ARGV[1] ~= '' then after = tonumber(ARGV[1]) end
+local out = {committed, head}
+local from = after + 1
+local to = math.min(head, after + tonumber(ARGV[2]))
+if from <= to then
+  local fields = {}
+  for s = from, to do fields[#fields + 1] = s end
+  local items = redis.call('HMGET', KEYS[2], unpack(fields))
+  for i = 1, #items do
+    if items[i] then
+      out[#out + 1] = from + i - 1
+      out[#out + 1] = items[i]
+    end
+  end
+end
+return out

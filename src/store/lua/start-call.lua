@@ -1,0 +1,10 @@
+-- Starts a call: the tool_starting event and the call record, unless the call_id has one.
+-- KEYS: heads, events, calls, index
+-- ARGV: callId, frameHead, startedJson, historySize, epoch, channel, session, now (ms)
+-- Returns {'exists', s, se, c, cq, ce} (the record's fields) or {'created', seq}.
+local rec = call_fields(KEYS[3], ARGV[1])
+if rec[1] or rec[3] then return {'exists', rec[1] or false, rec[2] or false, rec[3] or false, rec[4] or false, rec[5] or false} end
+touch(KEYS[1], KEYS[4], ARGV[7], ARGV[5], ARGV[8])
+local seq = append_event(KEYS[1], KEYS[2], ARGV[2], tonumber(ARGV[4]), ARGV[6], ARGV[7], 'tool_starting')
+redis.call('HSET', KEYS[3], 's\n' .. ARGV[1], ARGV[3], 'se\n' .. ARGV[1], seq)
+return {'created', seq}
