@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import { clientErrorHandler } from './client-errors.js';
 import { errorBody, HorologiumError } from './errors.js';
 import { Metrics } from './metrics.js';
+import { trackAllowedMethods } from './routes/allowed-methods.js';
 import { registerJsonBodyParser } from './routes/json-body.js';
 import { Authenticator } from './auth/authenticator.js';
 import { registerAuthGuard } from './auth/guard.js';
@@ -142,7 +143,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     return sendError(reply, new HorologiumError('INTERNAL'));
   });
 
-  app.setNotFoundHandler((_request, reply) => sendError(reply, new HorologiumError('NOT_FOUND')));
+  const allowedMethods = trackAllowedMethods(app);
+  app.setNotFoundHandler((request, reply) => {
+    const allowed = allowedMethods(request.url.split('?')[0] as string);
+    if (allowed.length === 0) return sendError(reply, new HorologiumError('NOT_FOUND'));
+    return sendError(reply, new HorologiumError('METHOD_NOT_ALLOWED', `${request.url.split('?')[0]} accepts ${allowed.join(', ')}.`, [], { allow: allowed.join(', ') }));
+  });
 
   ingestRoutes(app, ctx);
   queueRoutes(app, ctx);

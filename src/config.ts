@@ -1,11 +1,13 @@
 /**
- * Every setting of CONTRACT.md section 8, in one zod schema, parsed once at boot. An invalid value
+ * Every setting of docs/protocol.md section 8, in one zod schema, parsed once at boot. An invalid value
  * stops start-up with a message naming the variable and what it accepts.
  */
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import type { AuthSettings } from './auth/authenticator.js';
 import { jwtPublicKey } from './auth/keys.js';
+import { staticToken, type StaticToken } from './auth/principal.js';
 
 const integer = (name: string, min: number, max: number) =>
   z
@@ -23,16 +25,6 @@ const storeUrl = z
   .refine((s) => /^sqlite:.+/.test(s) || s === 'memory:' || /^rediss?:\/\/.+/.test(s), {
     message: 'HOROLOGIUM_STORE must be sqlite:PATH, memory: or redis://…',
   });
-
-export const SCOPES = ['publish', 'consume', 'subscribe', 'admin'] as const;
-export type Scope = (typeof SCOPES)[number];
-
-export const staticToken = z.object({
-  token: z.string().min(16, 'a static token must be at least 16 characters'),
-  scopes: z.array(z.enum(SCOPES)).min(1),
-  sessions: z.array(z.string().min(1)).min(1),
-});
-export type StaticToken = z.infer<typeof staticToken>;
 
 /** The value itself, or the content of the file `@path` names (undefined, with an issue, if unreadable). */
 function atPath(value: string, ctx: z.RefinementCtx): string | undefined {
@@ -106,13 +98,7 @@ export interface Config {
   port: number;
   host: string;
   store: string;
-  auth: {
-    tokens: StaticToken[];
-    jwtSecret?: string;
-    jwtPublicKey?: string;
-    /** True when no token source is configured: every request is allowed (loopback only). */
-    open: boolean;
-  };
+  auth: AuthSettings;
   allowedOrigins?: string[];
   insecure: boolean;
   previewLimit: number;

@@ -67,7 +67,7 @@ export function openApiDocument(): Record<string, unknown> {
     info: {
       title: 'Horologium',
       version: '1',
-      description: 'Streams AI-agent tool activity: a lossless durable model queue and a live status stream.',
+      description: 'Streams AI-agent tool activity: a lossless durable model queue and a live status stream. The protocol is docs/protocol.md in the Horologium repository.',
     },
     components: {
       schemas: jsonSchemas(),
@@ -106,7 +106,7 @@ export function openApiDocument(): Record<string, unknown> {
       }),
       '/v1/stream': {
         get: {
-          summary: 'WebSocket status stream (see CONTRACT.md section 5)',
+          summary: 'WebSocket status stream (see docs/protocol.md section 5)',
           responses: { '101': { description: 'Switching protocols' }, '401': errors['401'], '403': errors['403'] },
         },
       },

@@ -1,4 +1,4 @@
-/** The HTTP API of CONTRACT.md section 4 against a real listening server on a real sqlite file. */
+/** The HTTP API of docs/protocol.md section 4 against a real listening server on a real sqlite file. */
 import t from 'tap';
 import { startServer } from './helpers/server.js';
 
@@ -176,4 +176,18 @@ t.test('HTTP replay: after and limit', async (t) => {
   t.same((await srv.get(`${S}/events?after=4`)).json.events.map((e: any) => e.result.data.k), [5]);
   const uuids = (await srv.get(`${S}/events`)).json.events.map((e: any) => e.result.uuid);
   t.same((await srv.get(`${S}/events`)).json.events.map((e: any) => e.result.uuid), uuids, 'uuids stable across replay');
+});
+
+t.test('a known path with another method is 405 with Allow; an unknown path 404', async (t) => {
+  const srv = await startServer(t);
+  const res = await fetch(`${srv.url}/v1/sessions/s1/queue`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{}' });
+  t.equal(res.status, 405);
+  t.equal(res.headers.get('allow'), 'GET, HEAD');
+  t.same(await res.json(), { error: { code: 'METHOD_NOT_ALLOWED', message: '/v1/sessions/s1/queue accepts GET, HEAD.', details: [] } });
+  const post = await srv.get('/v1/sessions/s1/tool-results');
+  t.equal(post.status, 405);
+  t.equal(post.headers.get('allow'), 'POST');
+  const none = await srv.get('/v1/nothing-here');
+  t.equal(none.status, 404);
+  t.equal(none.json.error.code, 'NOT_FOUND');
 });

@@ -1,12 +1,13 @@
 /**
- * Auth (CONTRACT.md section 7) against a real listening server: the matrix of every endpoint and
+ * Auth (docs/protocol.md section 7) against a real listening server: the matrix of every endpoint and
  * the stream × {no token, malformed, wrong key, expired, alg none, wrong scope, other session}, the
  * JWT algorithms, the stream's auth message, expiry and refresh, and isolation under load.
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { SignJWT } from 'jose';
 import t, { type Test } from 'tap';
-import { testConfig, type StaticToken } from '../src/config.js';
+import type { StaticToken } from '../src/auth/principal.js';
+import { testConfig } from '../src/config.js';
 import { startServer, type Running } from './helpers/server.js';
 import { connect, upgradeOutcome } from './helpers/ws-client.js';
 

@@ -6,6 +6,7 @@ import { buildApp } from '../src/app.js';
 import { HorologiumClient, type StatusEvent, type SubscribedInfo } from '../src/client/index.js';
 import { testConfig } from '../src/config.js';
 import { client, tempDir } from './helpers/server.js';
+import { until } from './helpers/wait.js';
 import { freePort } from './helpers/process.js';
 
 t.test('reconnects, resumes from its last seq, and sees every event exactly once', async (t) => {
@@ -30,9 +31,6 @@ t.test('reconnects, resumes from its last seq, and sees every event exactly once
   });
   t.teardown(() => c.close());
   c.subscribe('cs', 0);
-  const until = async (pred: () => boolean) => {
-    for (let k = 0; k < 200 && !pred(); k++) await new Promise((r) => setTimeout(r, 25));
-  };
   await until(() => events.length === 3);
   await app.close();
   app = await start();
@@ -72,9 +70,6 @@ t.test('with a token: auth first on every connection, a fresh token each time', 
   });
   t.teardown(() => c.close());
   c.subscribe('ct', 0);
-  const until = async (pred: () => boolean) => {
-    for (let k = 0; k < 200 && !pred(); k++) await new Promise((r) => setTimeout(r, 25));
-  };
   await api.post('/v1/sessions/ct/events', { type: 'n', data: { k: 1 } }, admin);
   await until(() => events.length === 1);
   await app.close();

@@ -2,7 +2,7 @@ import t from 'tap';
 import { loadConfig } from '../src/config.js';
 import { freePort, runToExit, spawnServer } from './helpers/process.js';
 
-t.test('defaults are those of CONTRACT.md section 8', async (t) => {
+t.test('defaults are those of docs/protocol.md section 8', async (t) => {
   const c = loadConfig({});
   t.match(c, {
     port: 8080,

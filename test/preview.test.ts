@@ -1,11 +1,14 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import t from 'tap';
 import { parseJson } from '../src/json/lossless.js';
 import { argumentTexts, withLongStringsTruncated } from '../src/preview/arguments.js';
 import { previewJson } from '../src/preview/preview.js';
 import { truncate } from '../src/preview/truncate.js';
 
-const VECTORS = new URL('../../shared/conformance/preview-vectors.jsonl', import.meta.url);
+/** The project's copy of the preview vectors (docs/protocol.md section 2). */
+const VECTORS = new URL('./fixtures/preview-vectors.jsonl', import.meta.url);
+/** Where the team's shared conformance folder sits beside a working copy; absent in a plain clone. */
+const SHARED_VECTORS = new URL('../../shared/conformance/preview-vectors.jsonl', import.meta.url);
 const passthroughTools = new Set(['read_file']);
 const preview = (resultJson: string, name: string, limit = 4000, tools = passthroughTools) => {
   const doc = parseJson(resultJson);
@@ -14,11 +17,16 @@ const preview = (resultJson: string, name: string, limit = 4000, tools = passthr
 
 t.test('every conformance vector', async (t) => {
   const lines = readFileSync(VECTORS, 'utf8').split('\n').filter((l) => l.trim() !== '');
-  t.ok(lines.length >= 23, `${lines.length} vectors`);
+  t.equal(lines.length, 23, `${lines.length} vectors`);
   for (const line of lines) {
     const v = JSON.parse(line) as { id: string; name: string; result_json: string; limit?: number; preview_json: string };
     t.equal(preview(v.result_json, v.name, v.limit ?? 4000), v.preview_json, v.id);
   }
+});
+
+const noShared = existsSync(SHARED_VECTORS) ? false : 'no ../shared/conformance/preview-vectors.jsonl beside this clone; only the fixture copy is checked';
+t.test('the fixture is the shared conformance file, when that is beside the clone', { skip: noShared }, async (t) => {
+  t.equal(readFileSync(VECTORS, 'utf8'), readFileSync(SHARED_VECTORS, 'utf8'), 'test/fixtures/preview-vectors.jsonl is up to date');
 });
 
 t.test('Ruby truthiness for content', async (t) => {

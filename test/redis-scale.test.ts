@@ -9,13 +9,10 @@ import { spawnServer } from './helpers/process.js';
 import { requireRedis, startRedis } from './helpers/redis.js';
 import { client, startServer, type Running } from './helpers/server.js';
 import { connect } from './helpers/ws-client.js';
+import { sleep, until } from './helpers/wait.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const post = (srv: { post: Running['post'] }, session: string, k: number) => srv.post(`/v1/sessions/${session}/events`, { type: 'note', data: { k } });
 const statusSeqs = (frames: any[], session: string) => frames.filter((f) => f.method === 'status' && f.result.session === session).map((f) => f.result.seq);
-async function until(pred: () => boolean, ms = 10_000): Promise<void> {
-  for (const end = Date.now() + ms; !pred() && Date.now() < end; ) await sleep(20);
-}
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, k) => from + k);
 
 if (requireRedis(t)) {

@@ -1,8 +1,9 @@
-/** The WebSocket stream with real ws clients against a real listening server (CONTRACT.md §5). */
+/** The WebSocket stream with real ws clients against a real listening server (docs/protocol.md §5). */
 import t from 'tap';
 import WebSocket from 'ws';
 import { startServer, type Running } from './helpers/server.js';
-import { connect } from './helpers/ws-client.js';
+import { connect, upgradeOutcome } from './helpers/ws-client.js';
+import { until } from './helpers/wait.js';
 
 const post = (srv: Running, session: string, k: number) => srv.post(`/v1/sessions/${session}/events`, { type: 'note', data: { k } });
 
@@ -102,8 +103,9 @@ t.test('heartbeats: 💓 text frames', async (t) => {
   const srv = await startServer(t, { heartbeatMs: 100 });
   const c = await connect(srv);
   t.teardown(() => c.ws.close());
-  await new Promise((r) => setTimeout(r, 350));
-  t.ok(c.texts.filter((x) => x === '💓').length >= 2, 'heartbeats arrive');
+  await until(() => c.texts.length >= 2, 'two heartbeats');
+  t.same(c.texts.slice(0, 2), ['💓', '💓'], 'a connection with no subscription hears only heartbeats');
+  t.same(c.frames, [], 'and no JSON frame');
 });
 
 t.test('a client that stops reading is closed with 4008; the other subscriber gets everything', async (t) => {
@@ -149,4 +151,12 @@ t.test('SIGTERM: connected clients get 1001 before the process exits', async (t)
   proc.child.kill('SIGTERM');
   t.equal(await closed, 1001);
   t.equal((await proc.exited).code, 0);
+});
+
+t.test('a malformed subscription on the upgrade URL refuses the upgrade with 400', async (t) => {
+  const srv = await startServer(t);
+  t.equal(await upgradeOutcome(srv, '?session=s1&since=abc'), 400, 'since that is not a whole number');
+  t.equal(await upgradeOutcome(srv, '?session=no%20spaces'), 400, 'a session id outside the pattern');
+  t.equal(await upgradeOutcome(srv, '?since=3'), 400, 'since without a session');
+  t.equal(await upgradeOutcome(srv, '?session=s1&since=3&epoch=e1'), 'open', 'a well-formed one opens');
 });

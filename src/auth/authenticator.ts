@@ -7,9 +7,17 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
-import { SCOPES, type Config, type Scope } from '../config.js';
 import { jwtPublicKey, type PublicKey } from './keys.js';
-import type { Principal } from './principal.js';
+import { SCOPES, type Principal, type Scope, type StaticToken } from './principal.js';
+
+/** Where tokens come from (HOROLOGIUM_TOKENS, HOROLOGIUM_JWT_SECRET, HOROLOGIUM_JWT_PUBLIC_KEY). */
+export interface AuthSettings {
+  tokens: StaticToken[];
+  jwtSecret?: string;
+  jwtPublicKey?: string;
+  /** True when no token source is configured: every request is allowed (loopback only). */
+  open: boolean;
+}
 
 /** A missing, malformed, invalid or expired token: 401 on HTTP, 4001 on the stream. */
 export class AuthError extends Error {
@@ -24,7 +32,7 @@ export class Authenticator {
   private readonly secret?: Uint8Array;
   private readonly publicKey?: PublicKey;
 
-  constructor(auth: Config['auth']) {
+  constructor(auth: AuthSettings) {
     this.statics = auth.tokens.map((t) => ({
       digest: digest(t.token),
       principal: { id: tokenId(t.token), scopes: new Set(t.scopes), sessions: t.sessions },

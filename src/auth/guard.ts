@@ -1,5 +1,5 @@
 /**
- * The HTTP side of auth (CONTRACT.md section 7): every route names the scope it needs in its
+ * The HTTP side of auth (docs/protocol.md section 7): every route names the scope it needs in its
  * config, and one onRequest hook (before any body is read) checks the bearer token, the scope and
  * the `:session` param. No token, or a malformed, invalid or expired one: 401. A valid token
  * without the scope or the session: 403. Routes without a scope (/healthz, /readyz) are public.
@@ -8,10 +8,9 @@
  * token is not refused at the upgrade, because the client may send it as its first message.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Scope } from '../config.js';
 import { HorologiumError } from '../errors.js';
 import { AuthError, bearerToken, type Authenticator } from './authenticator.js';
-import { coversSession, hasScope, OPEN_PRINCIPAL, type Principal } from './principal.js';
+import { coversSession, hasScope, OPEN_PRINCIPAL, type Principal, type Scope } from './principal.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -1,8 +1,19 @@
 /**
- * Who a request acts for (CONTRACT.md section 7): scopes, where `admin` implies the others, and
+ * Who a request acts for (docs/protocol.md section 7): scopes, where `admin` implies the others, and
  * session patterns, each an exact session id or a prefix ending in `*` (`team-a:*`, or `*` for all).
  */
-import type { Scope } from '../config.js';
+import { z } from 'zod';
+
+export const SCOPES = ['publish', 'consume', 'subscribe', 'admin'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** One entry of HOROLOGIUM_TOKENS. */
+export const staticToken = z.object({
+  token: z.string().min(16, 'a static token must be at least 16 characters'),
+  scopes: z.array(z.enum(SCOPES)).min(1),
+  sessions: z.array(z.string().min(1)).min(1),
+});
+export type StaticToken = z.infer<typeof staticToken>;
 
 export interface Principal {
   /** Names the token without holding it (a hash prefix): the rate-limit key and a log field. */

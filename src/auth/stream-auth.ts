@@ -1,5 +1,5 @@
 /**
- * Auth state of one stream connection (CONTRACT.md sections 5 and 7). A socket opened without a
+ * Auth state of one stream connection (docs/protocol.md sections 5 and 7). A socket opened without a
  * token must send `auth` as its first message within AUTH_TIMEOUT_MS; a token with an `exp` closes
  * the socket with 4001 when it expires, unless `refresh` brought a newer one in time.
  */

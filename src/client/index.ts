@@ -4,6 +4,7 @@
  * session from its last seq and epoch, drops duplicates by uuid, ignores 💓, and tells the caller
  * when a resume could not be exact (`recovered: false`).
  */
+import { reconnectRule } from '../errors.js';
 
 export interface StatusEvent {
   type: string;
@@ -47,7 +48,11 @@ export interface ClientOptions {
   /** Every `subscribed` frame; `recovered: false` means events were missed for good. */
   onSubscribed?(info: SubscribedInfo): void;
   onError?(error: { code: string; message: string }): void;
-  /** Close codes after which the client does not reconnect (4001, 4003 by default). */
+  /**
+   * Close codes after which the client does not reconnect. By default the catalog's rule of each
+   * code decides (src/errors.ts CLOSE_CODES): `never` stops, `new-token` reconnects only when
+   * `token` is a function (asked again for a new one), anything else resumes.
+   */
   fatalCloseCodes?: number[];
   backoff?: { initialMs: number; maxMs: number };
 }
@@ -109,11 +114,17 @@ export class HorologiumClient {
     socket.onerror = () => undefined;
     socket.onclose = (ev) => {
       this.ready = false;
-      if (this.stopped || (this.options.fatalCloseCodes ?? [4001, 4003]).includes(ev.code)) return;
+      if (this.stopped || this.isFatal(ev.code)) return;
       const { initialMs, maxMs } = this.options.backoff ?? { initialMs: 250, maxMs: 30_000 };
       const ceiling = Math.min(maxMs, initialMs * 2 ** this.attempt++);
       this.timer = setTimeout(() => this.connect(), ceiling / 2 + Math.random() * (ceiling / 2));
     };
+  }
+
+  private isFatal(code: number): boolean {
+    if (this.options.fatalCloseCodes) return this.options.fatalCloseCodes.includes(code);
+    const rule = reconnectRule(code);
+    return rule === 'never' || (rule === 'new-token' && typeof this.options.token !== 'function');
   }
 
   /** Sends a new token for the open connection before the current one expires. */

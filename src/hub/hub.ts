@@ -6,6 +6,7 @@
  */
 import type { Store } from '../store/types.js';
 import type { Connection, SubscriptionHandle, SubscriptionRegistry } from './connection.js';
+import type { UnsubscribedReason } from '../wire/frames.js';
 import { Outgoing } from './transport.js';
 
 export class Hub implements SubscriptionRegistry {
@@ -47,6 +48,13 @@ export class Hub implements SubscriptionRegistry {
     if (!set) return;
     set.delete(sub);
     if (set.size === 0) this.sessions.delete(sub.session);
+  }
+
+  /** Ends every subscription of `session` (it was deleted, …); each subscriber is told why. */
+  endSession(session: string, reason: UnsubscribedReason): void {
+    const subs = this.sessions.get(session);
+    if (!subs) return;
+    for (const sub of [...subs]) sub.end(reason);
   }
 
   /** A connection whose heartbeat the hub runs and which shutdown closes. */

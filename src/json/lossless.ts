@@ -1,5 +1,5 @@
 /**
- * A lossless JSON reader for the model route (CONTRACT.md sections 2 to 4).
+ * A lossless JSON reader for the model route (docs/protocol.md sections 2 to 4).
  *
  * `JSON.parse` followed by `JSON.stringify` loses integers beyond 2^53, the spelling of numbers
  * (`1.50`, `1e3`) and the order of integer-like keys, so this reader works on the raw request text.

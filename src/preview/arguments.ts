@@ -1,5 +1,5 @@
 /**
- * The `args`/`arguments` pair of tool events (CONTRACT.md section 4): `args` is a one-line echo of
+ * The `args`/`arguments` pair of tool events (docs/protocol.md section 4): `args` is a one-line echo of
  * the call's arguments, `arguments` the arguments themselves with every long string value truncated.
  */
 import { jsonText, type JsonDocument, type JsonNode, type JsonString } from '../json/lossless.js';

@@ -1,5 +1,5 @@
 /**
- * The UI route's preview (`ui_preview`, CONTRACT.md section 2), computed on the lossless tree so
+ * The UI route's preview (`ui_preview`, docs/protocol.md section 2), computed on the lossless tree so
  * that key order and numbers survive, and with Ruby's truthiness rather than JavaScript's.
  */
 import { jsonText, member, type JsonDocument, type JsonNode } from '../json/lossless.js';

@@ -1,5 +1,5 @@
 /**
- * ActiveSupport's `String#truncate(limit)` over Unicode code points (CONTRACT.md section 2): a text
+ * ActiveSupport's `String#truncate(limit)` over Unicode code points (docs/protocol.md section 2): a text
  * of at most `limit` code points is returned unchanged; a longer one becomes its first `limit - 3`
  * code points followed by `...`, exactly `limit` code points in all. A surrogate pair is never split.
  * Costs O(limit), whatever the length of `text`.

@@ -1,4 +1,4 @@
-/** HTTP replay of a session's event log (CONTRACT.md section 4, scope `subscribe`). */
+/** HTTP replay of a session's event log (docs/protocol.md section 4, scope `subscribe`). */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app-context.js';
 import { eventsQuerySchema } from '../wire/schemas.js';

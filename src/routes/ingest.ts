@@ -1,5 +1,5 @@
 /**
- * Producer routes (CONTRACT.md section 4, scope `publish`): tool-calls, tool-results, events.
+ * Producer routes (docs/protocol.md section 4, scope `publish`): tool-calls, tool-results, events.
  * Each validates, builds the event data from the lossless tree, and replies only after the store
  * has committed.
  */

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { HorologiumError } from '../errors.js';
 import { SESSION_ID } from '../wire/schemas.js';
 
-/** The `{session}` path parameter, validated (CONTRACT.md section 1). */
+/** The `{session}` path parameter, validated (docs/protocol.md section 1). */
 export function sessionOf(request: FastifyRequest): string {
   const session = (request.params as { session?: string }).session ?? '';
   if (!SESSION_ID.test(session)) throw new HorologiumError('INVALID_SESSION_ID');

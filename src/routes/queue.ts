@@ -1,4 +1,4 @@
-/** The model-side consumer's routes (CONTRACT.md section 4, scope `consume`): read and ack. */
+/** The model-side consumer's routes (docs/protocol.md section 4, scope `consume`): read and ack. */
 import type { FastifyInstance } from 'fastify';
 import { HorologiumError } from '../errors.js';
 import type { AppContext } from '../app-context.js';

@@ -4,7 +4,7 @@ import type { ToolCompletedFields } from '../wire/tool-events.js';
  * The Store contract: what every backend (memory.ts, sqlite.ts, redis.ts) guarantees.
  * One behaviour suite (test/store.behaviour.ts) runs against each of them.
  *
- * Guarantees (CONTRACT.md section 6), per session:
+ * Guarantees (docs/protocol.md section 6), per session:
  * - **Durability**: a returned promise of a write resolves only after the write is committed (for
  *   sqlite: the transaction holding it has committed in WAL with synchronous=FULL). A rejected
  *   write stored nothing.
@@ -78,7 +78,7 @@ export interface CompleteCallInput {
   /** JSON text of the producer's execution_time, or null to measure it from the started call. */
   executionTimeJson: string | null;
   isError: boolean;
-  /** Fingerprint of name, args and result (CONTRACT.md section 4: compared as JSON text). */
+  /** Fingerprint of name, args and result (docs/protocol.md section 4: compared as JSON text). */
   fingerprint: string;
   /**
    * What the route knows of the tool_completed data; the write adds the execution time in effect

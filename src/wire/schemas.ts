@@ -1,5 +1,5 @@
 /**
- * The zod sources of every request body, query, reply and frame of CONTRACT.md sections 4 and 5.
+ * The zod sources of every request body, query, reply and frame of docs/protocol.md sections 4 and 5.
  * Routes validate with them; scripts/write-schemas.ts turns them into schemas/*.json and the
  * OpenAPI document, and a test fails when the committed files drift from them.
  */
