@@ -17,6 +17,8 @@ import { eventRoutes } from './routes/events.js';
 import { ingestRoutes } from './routes/ingest.js';
 import { opsRoutes } from './routes/ops.js';
 import { queueRoutes } from './routes/queue.js';
+import { sessionRoutes } from './routes/sessions.js';
+import { sseRoutes } from './routes/sse.js';
 import { streamRoutes } from './routes/stream.js';
 import { Hub } from './hub/hub.js';
 import { createStore } from './store/index.js';
@@ -153,6 +155,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   ingestRoutes(app, ctx);
   queueRoutes(app, ctx);
   eventRoutes(app, ctx);
+  sessionRoutes(app, ctx);
+  sseRoutes(app, ctx);
   opsRoutes(app, ctx);
   await streamRoutes(app, ctx);
 

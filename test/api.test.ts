@@ -164,7 +164,7 @@ t.test('queue read: after, limit, long-poll wait and ack', async (t) => {
   t.same(woke.json.entries.map((e: any) => e.queue_seq), [6], 'woken by the new entry');
   t.ok(Date.now() - started < 9000, 'before the deadline');
   const empty = await srv.get('/v1/sessions/other/queue?wait=0.3');
-  t.same(empty.json, { session: 'other', committed: 0, head: 0, entries: [] }, 'an empty read after the wait');
+  t.same(empty.json, { session: 'other', committed: 0, head: 0, oldest: 0, entries: [] }, 'an empty read after the wait');
 });
 
 t.test('HTTP replay: after and limit', async (t) => {

@@ -33,7 +33,7 @@ t.test('one failing write in a batch rolls back alone', async (t) => {
     { kind: 'complete', session: 's', input: result('b', '2') },
   ]);
   t.same(
-    results.map((r) => (r.ok ? [r.applied.kind, 'seq' in r.applied.value ? r.applied.value.seq : (r.applied.value as { eventSeq: number }).eventSeq] : ['failed', r.error.name])),
+    results.map((r) => (r.ok ? [r.applied.kind, typeof r.applied.value === 'object' && 'seq' in r.applied.value ? r.applied.value.seq : (r.applied.value as { eventSeq: number }).eventSeq] : ['failed', r.error.name])),
     [['complete', 1], ['failed', 'SqliteError'], ['event', 2], ['complete', 3]],
     'the failed write took no seq; the others kept theirs',
   );

@@ -16,7 +16,10 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The scope a request needs; `any` is any valid token; absent means public. */
     scope?: Scope | 'any';
+    /** The WebSocket stream: the token may come in `?token=`, or later as the `auth` message. */
     stream?: boolean;
+    /** The token may come in `?token=` (the SSE streams); it is never logged. */
+    tokenInQuery?: boolean;
   }
   interface FastifyRequest {
     /** Set by the guard on every route that names a scope (absent on a stream awaiting `auth`). */
@@ -40,7 +43,7 @@ export function authorize(principal: Principal, scope: Scope | 'any', session: s
 export function registerAuthGuard(app: FastifyInstance, authenticator: Authenticator): void {
   app.decorateRequest('principal', undefined);
   app.addHook('onRequest', async (request: FastifyRequest) => {
-    const { scope, stream } = request.routeOptions.config;
+    const { scope, stream, tokenInQuery } = request.routeOptions.config;
     if (scope === undefined) return;
     if (!authenticator.enabled) {
       request.principal = OPEN_PRINCIPAL;
@@ -49,7 +52,8 @@ export function registerAuthGuard(app: FastifyInstance, authenticator: Authentic
     let principal: Principal;
     try {
       let token = bearerToken(request.headers.authorization);
-      if (token === undefined && stream) token = (request.query as { token?: string }).token;
+      // Streams may carry the token in the URL (EventSource and browsers' WebSocket cannot set headers).
+      if (token === undefined && (stream || tokenInQuery)) token = (request.query as { token?: string }).token;
       if (token === undefined) {
         if (stream) return;
         throw new AuthError('A bearer token is required (Authorization: Bearer <token>).');

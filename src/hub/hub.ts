@@ -27,6 +27,8 @@ export class Hub implements SubscriptionRegistry {
           for (const sub of subs) sub.deliver(message);
         }
       },
+      // A deleted session's subscribers are told, and are no longer subscribed to it.
+      deleted: (session) => this.endSession(session, 'deleted'),
       // The live feed was away (redis pub/sub reconnected): every subscription re-reads from its
       // last seq what it may have missed.
       resync: () => {

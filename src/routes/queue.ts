@@ -20,7 +20,7 @@ function entryJson(e: QueueEntry): string {
 
 function pageJson(page: QueuePage): string {
   return (
-    `{"session":${JSON.stringify(page.session)},"committed":${page.committed},"head":${page.head},` +
+    `{"session":${JSON.stringify(page.session)},"committed":${page.committed},"head":${page.head},"oldest":${page.oldest},` +
     `"entries":[${page.entries.map(entryJson).join(',')}]}`
   );
 }

@@ -25,9 +25,23 @@ export interface SessionHeads {
   eventHead: number;
   queueHead: number;
   committed: number;
+  /** The incarnation's epoch; '' for a session that does not exist. */
+  epoch: string;
+  /** ms since the epoch of the first write and of the last event; 0 for a session that does not exist. */
+  createdAt: number;
+  lastEventAt: number;
 }
 
-export const EMPTY_HEADS: SessionHeads = Object.freeze({ eventHead: 0, queueHead: 0, committed: 0 });
+export const EMPTY_HEADS: SessionHeads = Object.freeze({ eventHead: 0, queueHead: 0, committed: 0, epoch: '', createdAt: 0, lastEventAt: 0 });
+
+/**
+ * The epoch of a session's next incarnation: the store's own epoch (a file's, a process's), and
+ * after the session's n-th deletion that epoch with `.n`. A session read before its first write
+ * is told the epoch that write will give it, without anything being stored.
+ */
+export function incarnationEpoch(storeEpoch: string, deletions: number): string {
+  return deletions === 0 ? storeEpoch : `${storeEpoch}.${deletions}`;
+}
 
 export interface CallRecord {
   started?: StartedCall & { fingerprint: string; eventSeq: number };
@@ -37,6 +51,8 @@ export interface CallRecord {
 /** One backend's reads and writes within one transaction. */
 export interface LedgerTx {
   heads(session: string): SessionHeads;
+  /** The epoch a session that does not exist would get at its first write. */
+  nextEpoch(session: string): string;
   setHeads(session: string, heads: SessionHeads): void;
   call(session: string, callId: string): CallRecord | undefined;
   putCall(session: string, callId: string, record: CallRecord): void;
@@ -44,6 +60,8 @@ export interface LedgerTx {
   /** Deletes the session's events with seq < `keepFrom`. */
   trimEvents(session: string, keepFrom: number): void;
   insertQueueEntry(session: string, entry: QueueEntry): void;
+  /** Removes the session's heads, events, queue and call records, and counts the deletion; false when it did not exist. */
+  removeSession(session: string): boolean;
 }
 
 /** Seconds since the epoch, as the contract's `timestamp` is. */
@@ -68,6 +86,8 @@ export class Ledger {
         return { kind: op.kind, session, value: this.appendEvent(tx, session, op.type, op.dataJson) };
       case 'ack':
         return { kind: op.kind, session, value: ack(tx, session, op.through) };
+      case 'delete':
+        return { kind: op.kind, session, value: tx.removeSession(session) };
     }
   }
 
@@ -77,7 +97,7 @@ export class Ledger {
     const now = this.clock();
     const heads = tx.heads(session);
     const event = this.event(tx, session, heads, 'tool_starting', input.data, now);
-    tx.setHeads(session, { ...heads, eventHead: event.seq });
+    tx.setHeads(session, active(tx, session, heads, event.seq, now));
     tx.putCall(session, input.callId, { started: { ...startedCall(input, now), eventSeq: event.seq } });
     return { status: 'created', eventSeq: event.seq, event };
   }
@@ -93,7 +113,7 @@ export class Ledger {
     const queueSeq = heads.queueHead + 1;
     tx.insertQueueEntry(session, { queueSeq, ...entry });
     const event = this.event(tx, session, heads, 'tool_completed', data, now);
-    tx.setHeads(session, { ...heads, eventHead: event.seq, queueHead: queueSeq });
+    tx.setHeads(session, { ...active(tx, session, heads, event.seq, now), queueHead: queueSeq });
     tx.putCall(session, input.callId, {
       ...record,
       completed: { fingerprint: input.fingerprint, queueSeq, eventSeq: event.seq },
@@ -103,8 +123,9 @@ export class Ledger {
 
   appendEvent(tx: LedgerTx, session: string, type: string, dataJson: string): EventRecord {
     const heads = tx.heads(session);
-    const event = this.event(tx, session, heads, type, dataJson, this.clock());
-    tx.setHeads(session, { ...heads, eventHead: event.seq });
+    const now = this.clock();
+    const event = this.event(tx, session, heads, type, dataJson, now);
+    tx.setHeads(session, active(tx, session, heads, event.seq, now));
     return event;
   }
 
@@ -125,6 +146,15 @@ export class Ledger {
     return event;
   }
 }
+
+/** The heads after a write that appended event `seq` at `now` (seconds), creating the session if new. */
+function active(tx: LedgerTx, session: string, heads: SessionHeads, seq: number, now: number): SessionHeads {
+  const ms = Math.floor(now * 1000);
+  return heads.createdAt === 0
+    ? { ...heads, eventHead: seq, epoch: tx.nextEpoch(session), createdAt: ms, lastEventAt: ms }
+    : { ...heads, eventHead: seq, lastEventAt: ms };
+}
+
 
 const ERRORS_CONFLICT = 'this call_id was already used with a different name, args or result';
 

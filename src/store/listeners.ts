@@ -11,6 +11,7 @@ export function committed(applied: Applied): { event?: EventRecord; queueHead?: 
     case 'complete':
       return applied.value.status === 'created' ? { event: applied.value.event, queueHead: applied.value.queueSeq } : {};
     case 'ack':
+    case 'delete':
       return {};
   }
 }
@@ -28,6 +29,13 @@ export class Listeners {
     const events: EventRecord[] = [];
     const queues = new Map<string, number>();
     for (const applied of batch) {
+      if (applied.kind === 'delete') {
+        // Events of the old incarnation go out before the deletion, the new one's after it.
+        if (!applied.value) continue;
+        this.events(events.splice(0));
+        this.deleted(applied.session);
+        continue;
+      }
       const { event, queueHead } = committed(applied);
       if (event) events.push(event);
       if (queueHead !== undefined) queues.set(applied.session, queueHead);
@@ -51,6 +59,16 @@ export class Listeners {
     for (const l of this.all) {
       try {
         l.queue?.(session, head);
+      } catch (err) {
+        process.emitWarning(err as Error);
+      }
+    }
+  }
+
+  deleted(session: string): void {
+    for (const l of this.all) {
+      try {
+        l.deleted?.(session);
       } catch (err) {
         process.emitWarning(err as Error);
       }

@@ -3,8 +3,9 @@
  * apply synchronously, which makes each of them trivially atomic and ordered.
  */
 import { randomUUID } from 'node:crypto';
-import { ack, EMPTY_HEADS, Ledger, type CallRecord, type Clock, type LedgerTx, type SessionHeads } from './ledger.js';
+import { ack, EMPTY_HEADS, incarnationEpoch, Ledger, type CallRecord, type Clock, type LedgerTx, type SessionHeads } from './ledger.js';
 import { Listeners } from './listeners.js';
+import { byActivity, decodeCursor, encodeCursor, isAfter } from './session-cursor.js';
 import type {
   AckOutcome,
   CompleteCallInput,
@@ -13,6 +14,9 @@ import type {
   EventRecord,
   QueueEntry,
   QueuePage,
+  SessionList,
+  SessionListQuery,
+  SessionSummary,
   StartCallInput,
   StartCallOutcome,
   Store,
@@ -31,6 +35,8 @@ export class MemoryStore implements Store, LedgerTx {
   readonly kind = 'memory';
   private readonly epoch = randomUUID();
   private readonly sessions = new Map<string, SessionState>();
+  /** How often each session was deleted: its next incarnation's epoch. */
+  private readonly deletions = new Map<string, number>();
   private readonly ledger: Ledger;
   private readonly listeners = new Listeners();
 
@@ -68,7 +74,7 @@ export class MemoryStore implements Store, LedgerTx {
     const from = after ?? heads.committed;
     // queue[k] holds queueSeq k + 1: entries are never dropped.
     const entries = state ? state.queue.slice(from, from + limit) : [];
-    return { session, committed: heads.committed, head: heads.queueHead, entries };
+    return { session, committed: heads.committed, head: heads.queueHead, oldest: state?.queue[0]?.queueSeq ?? 0, entries };
   }
 
   async ack(session: string, through: number): Promise<AckOutcome> {
@@ -82,7 +88,7 @@ export class MemoryStore implements Store, LedgerTx {
     const skip = Math.max(0, after - oldest + 1);
     return {
       session,
-      epoch: this.epoch,
+      epoch: state?.heads.epoch || this.nextEpoch(session),
       head: state?.heads.eventHead ?? 0,
       oldest,
       events: events.slice(skip, skip + limit),
@@ -95,11 +101,59 @@ export class MemoryStore implements Store, LedgerTx {
     return depth;
   }
 
+  async listSessions(query: SessionListQuery): Promise<SessionList> {
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    const all = [...this.sessions.keys()]
+      .filter((s) => (query.prefix === undefined || s.startsWith(query.prefix)) && query.covers(s))
+      .map((s) => this.summary(s) as SessionSummary)
+      .filter((s) => after === undefined || isAfter(s, after))
+      .sort(byActivity);
+    const sessions = all.slice(0, query.limit);
+    const last = sessions[sessions.length - 1];
+    return { sessions, next: all.length > query.limit && last ? encodeCursor(last) : null };
+  }
+
+  async sessionSummary(session: string): Promise<SessionSummary | undefined> {
+    return this.summary(session);
+  }
+
+  async deleteSession(session: string): Promise<boolean> {
+    const value = this.removeSession(session);
+    this.listeners.announce([{ kind: 'delete', session, value }]);
+    return value;
+  }
+
   listen(listener: StoreListener): () => void {
     return this.listeners.add(listener);
   }
 
   // LedgerTx: the memory store is its own transaction.
+
+  nextEpoch(session: string): string {
+    return incarnationEpoch(this.epoch, this.deletions.get(session) ?? 0);
+  }
+
+  removeSession(session: string): boolean {
+    if (!this.sessions.delete(session)) return false;
+    this.deletions.set(session, (this.deletions.get(session) ?? 0) + 1);
+    return true;
+  }
+
+  private summary(session: string): SessionSummary | undefined {
+    const state = this.sessions.get(session);
+    if (!state) return undefined;
+    const h = state.heads;
+    return {
+      session,
+      epoch: h.epoch,
+      head: h.eventHead,
+      oldest: state.events[0]?.seq ?? 0,
+      queueHead: h.queueHead,
+      committed: h.committed,
+      createdAt: h.createdAt,
+      lastEventAt: h.lastEventAt,
+    };
+  }
 
   heads(session: string): SessionHeads {
     return this.sessions.get(session)?.heads ?? EMPTY_HEADS;

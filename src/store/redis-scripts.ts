@@ -17,4 +17,5 @@ export const SCRIPTS = {
   hAck: { numberOfKeys: 2, lua: read('ack') },
   hReadEvents: { numberOfKeys: 2, lua: read('read-events') },
   hReadQueue: { numberOfKeys: 2, lua: read('read-queue') },
+  hDeleteSession: { numberOfKeys: 6, lua: read('delete-session') },
 } as const;

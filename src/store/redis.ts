@@ -18,6 +18,7 @@ import { statusFrame, statusFrameHead } from '../wire/frames.js';
 import { completion, startedCall, startRepeat, systemClock, type CallRecord, type Clock } from './ledger.js';
 import { Listeners } from './listeners.js';
 import { SCRIPTS } from './redis-scripts.js';
+import { decodeCursor, encodeCursor } from './session-cursor.js';
 import {
   StoreUnavailableError,
   type AckOutcome,
@@ -27,6 +28,9 @@ import {
   type EventRecord,
   type QueueEntry,
   type QueuePage,
+  type SessionList,
+  type SessionListQuery,
+  type SessionSummary,
   type StartCallInput,
   type StartCallOutcome,
   type Store,
@@ -208,8 +212,60 @@ export class RedisStore implements Store {
   async readQueue(session: string, after: number | undefined, limit: number): Promise<QueuePage> {
     const k = keys(session);
     const reply = await this.call(() => this.redis.hReadQueue(k.heads, k.queue, after === undefined ? '' : String(after), limit));
-    const entries = pairs(reply, 2).map(([queueSeq, json]): QueueEntry => ({ queueSeq, ...(JSON.parse(json) as Omit<QueueEntry, 'queueSeq'>) }));
-    return { session, committed: Number(reply[0]), head: Number(reply[1]), entries };
+    const entries = pairs(reply, 3).map(([queueSeq, json]): QueueEntry => ({ queueSeq, ...(JSON.parse(json) as Omit<QueueEntry, 'queueSeq'>) }));
+    return { session, committed: Number(reply[0]), head: Number(reply[1]), oldest: Number(reply[2]), entries };
+  }
+
+  /**
+   * One page of the sessions list from the index (score: last activity in ms). Equal scores come
+   * in descending id order here (ZREVRANGEBYSCORE), and the cursor follows that order.
+   */
+  async listSessions(query: SessionListQuery): Promise<SessionList> {
+    const start = query.cursor === undefined ? { lastEventAt: Number.MAX_SAFE_INTEGER, session: '\uffff' } : decodeCursor(query.cursor);
+    if (!start) return { sessions: [], next: null };
+    const sessions: SessionSummary[] = [];
+    const chunk = Math.max(query.limit + 1, 64);
+    let offset = 0;
+    for (;;) {
+      const rows = await this.call(() => this.redis.zrevrangebyscore(INDEX_KEY, start.lastEventAt, '-inf', 'WITHSCORES', 'LIMIT', offset, chunk));
+      offset += rows.length / 2;
+      for (let k = 0; k < rows.length; k += 2) {
+        const session = rows[k] as string;
+        const score = Number(rows[k + 1]);
+        if (score === start.lastEventAt && session >= start.session) continue;
+        if ((query.prefix !== undefined && !session.startsWith(query.prefix)) || !query.covers(session)) continue;
+        const summary = await this.sessionSummary(session);
+        if (!summary) continue;
+        if (sessions.length === query.limit) return { sessions, next: encodeCursor(sessions[sessions.length - 1] as SessionSummary) };
+        sessions.push(summary);
+      }
+      if (rows.length < 2 * chunk) return { sessions, next: null };
+    }
+  }
+
+  async sessionSummary(session: string): Promise<SessionSummary | undefined> {
+    const k = keys(session);
+    const [eventHead, queueHead, committed, epoch, createdAt, lastEventAt] = await this.call(() =>
+      this.redis.hmget(k.heads, 'event_head', 'queue_head', 'committed', 'epoch', 'created_at', 'last_event_at'),
+    );
+    if (createdAt === null || createdAt === undefined) return undefined;
+    const head = Number(eventHead ?? 0);
+    return {
+      session,
+      epoch: epoch ?? '',
+      head,
+      oldest: head > 0 ? Math.max(1, head - this.options.historySize + 1) : 0,
+      queueHead: Number(queueHead ?? 0),
+      committed: Number(committed ?? 0),
+      createdAt: Number(createdAt),
+      lastEventAt: Number(lastEventAt ?? createdAt),
+    };
+  }
+
+  async deleteSession(session: string): Promise<boolean> {
+    const k = keys(session);
+    const [deleted] = await this.call(() => this.redis.hDeleteSession(k.heads, k.events, k.queue, k.calls, DEPTH_KEY, INDEX_KEY, session, CHANNEL));
+    return Number(deleted) === 1;
   }
 
   async queueDepth(): Promise<number> {
@@ -253,6 +309,8 @@ export class RedisStore implements Store {
       this.listeners.events([{ session, seq: header.seq, type: header.type, frame: statusFrame(message.slice(nl + 1), header.seq) }]);
     } else if (kind === 'q' && typeof header.head === 'number') {
       this.listeners.queue(session, header.head);
+    } else if (kind === 'd') {
+      this.listeners.deleted(session);
     }
   }
 }

@@ -5,8 +5,9 @@
  */
 import type Database from 'better-sqlite3';
 import type { SessionHeads } from './ledger.js';
-import { headsReader, openForReading } from './sqlite-schema.js';
-import type { EventPage, QueuePage } from './types.js';
+import { decodeCursor, encodeCursor } from './session-cursor.js';
+import { headsOf, headsReader, nextEpochReader, openForReading, type HeadsRow } from './sqlite-schema.js';
+import type { EventPage, QueuePage, SessionList, SessionListQuery, SessionSummary } from './types.js';
 
 interface QueueRow {
   queue_seq: number;
@@ -27,6 +28,8 @@ export class SqliteReader {
   // built once, as better-sqlite3's transaction() makes a new wrapper at every call.
   private readonly queueRead: (session: string, after: number | undefined, limit: number) => QueuePage;
   private readonly eventsRead: (session: string, after: number, limit: number) => EventPage;
+  private readonly nextEpoch: (session: string) => string;
+  private readonly summaryRead: (session: string) => SessionSummary | undefined;
 
   constructor(
     path: string,
@@ -35,6 +38,11 @@ export class SqliteReader {
     this.db = openForReading(path);
     this.st = prepare(this.db);
     this.heads = headsReader(this.db);
+    this.nextEpoch = nextEpochReader(this.db, epoch);
+    this.summaryRead = this.db.transaction((session: string) => {
+      const row = this.st.session.get(session) as (HeadsRow & { id: string }) | undefined;
+      return row ? this.summaryOf(row) : undefined;
+    });
     this.queueRead = this.db.transaction((session: string, after: number | undefined, limit: number) => this.queuePage(session, after, limit));
     this.eventsRead = this.db.transaction((session: string, after: number, limit: number) => this.eventPage(session, after, limit));
   }
@@ -59,7 +67,7 @@ export class SqliteReader {
     const heads = this.heads(session);
     const oldest = (this.st.oldestEvent.get(session) as { oldest: number | null }).oldest ?? 0;
     const rows = this.st.readEvents.all(session, after, limit) as { seq: number; type: string; frame: string }[];
-    return { session, epoch: this.epoch, head: heads.eventHead, oldest, events: rows.map((r) => ({ session, seq: r.seq, type: r.type, frame: r.frame })) };
+    return { session, epoch: heads.epoch || this.nextEpoch(session), head: heads.eventHead, oldest, events: rows.map((r) => ({ session, seq: r.seq, type: r.type, frame: r.frame })) };
   }
 
   private queuePage(session: string, after: number | undefined, limit: number): QueuePage {
@@ -69,6 +77,7 @@ export class SqliteReader {
       session,
       committed: heads.committed,
       head: heads.queueHead,
+      oldest: (this.st.oldestEntry.get(session) as { oldest: number | null }).oldest ?? 0,
       entries: rows.map((r) => ({
         queueSeq: r.queue_seq,
         callId: r.call_id,
@@ -79,6 +88,53 @@ export class SqliteReader {
         isError: r.is_error === 1,
         receivedAt: r.received_at,
       })),
+    };
+  }
+
+  sessionSummary(session: string): SessionSummary | undefined {
+    return this.summaryRead(session);
+  }
+
+  /**
+   * One page of the sessions list, walking the activity index from the cursor: rows the token does
+   * not cover are skipped, so a page reads about as many rows as it shows when the token covers
+   * most of what the prefix selects.
+   */
+  listSessions(query: SessionListQuery): SessionList {
+    let at = query.cursor === undefined ? { lastEventAt: Number.MAX_SAFE_INTEGER, session: '' } : decodeCursor(query.cursor);
+    if (!at) return { sessions: [], next: null };
+    const prefix = query.prefix ?? '';
+    // The prefix as a range on the id: [prefix, prefix + U+FFFF) holds every id that starts with it.
+    const low = prefix;
+    const high = prefix === '' ? '\uffff' : `${prefix}\uffff`;
+    const sessions: SessionSummary[] = [];
+    const chunk = Math.max(query.limit + 1, 64);
+    for (;;) {
+      const rows = this.st.listAfter.all(at.lastEventAt, at.lastEventAt, at.session, low, high, chunk) as Array<HeadsRow & { id: string }>;
+      for (const row of rows) {
+        at = { lastEventAt: row.last_event_at, session: row.id };
+        if (!query.covers(row.id)) continue;
+        if (sessions.length === query.limit) {
+          const last = sessions[sessions.length - 1] as SessionSummary;
+          return { sessions, next: encodeCursor(last) };
+        }
+        sessions.push(this.summaryOf(row));
+      }
+      if (rows.length < chunk) return { sessions, next: null };
+    }
+  }
+
+  private summaryOf(row: HeadsRow & { id: string }): SessionSummary {
+    const h = headsOf(row);
+    return {
+      session: row.id,
+      epoch: h.epoch,
+      head: h.eventHead,
+      oldest: (this.st.oldestEvent.get(row.id) as { oldest: number | null }).oldest ?? 0,
+      queueHead: h.queueHead,
+      committed: h.committed,
+      createdAt: h.createdAt,
+      lastEventAt: h.lastEventAt,
     };
   }
 
@@ -96,5 +152,13 @@ function prepare(db: Database.Database) {
     readEvents: db.prepare('SELECT seq, type, frame FROM events WHERE session = ? AND seq > ? ORDER BY seq LIMIT ?'),
     oldestEvent: db.prepare('SELECT MIN(seq) AS oldest FROM events WHERE session = ?'),
     queueDepth: db.prepare('SELECT SUM(queue_head - committed) AS depth FROM sessions'),
+    oldestEntry: db.prepare('SELECT MIN(queue_seq) AS oldest FROM queue WHERE session = ?'),
+    session: db.prepare('SELECT id, event_head, queue_head, committed, epoch, created_at, last_event_at FROM sessions WHERE id = ?'),
+    // Keyset paging on the activity index (last_event_at DESC, id).
+    listAfter: db.prepare(
+      `SELECT id, event_head, queue_head, committed, epoch, created_at, last_event_at FROM sessions INDEXED BY sessions_by_activity
+       WHERE (last_event_at < ? OR (last_event_at = ? AND id > ?)) AND id >= ? AND id < ?
+       ORDER BY last_event_at DESC, id ASC LIMIT ?`,
+    ),
   };
 }

@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { EMPTY_HEADS, type SessionHeads } from './ledger.js';
+import { EMPTY_HEADS, incarnationEpoch, type SessionHeads } from './ledger.js';
 
 /**
  * 16 KiB pages: a 2 KiB result and its ~2.5 KiB frame fill one 4 KiB page each, so every write
@@ -44,6 +44,10 @@ CREATE TABLE IF NOT EXISTS queue (
   received_at TEXT NOT NULL,
   PRIMARY KEY (session, queue_seq)
 );
+CREATE TABLE IF NOT EXISTS deletions (
+  session TEXT PRIMARY KEY,
+  count INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS calls (
   session TEXT NOT NULL,
   call_id TEXT NOT NULL,
@@ -62,9 +66,31 @@ export function openForWriting(path: string): { db: Database.Database; epoch: st
   db.pragma('synchronous = FULL');
   db.pragma('busy_timeout = 5000');
   db.exec(SCHEMA);
-  // The epoch names this database file: its event logs are lost only if the file is.
+  // The epoch names this database file: its event logs are lost only if the file is (or a
+  // session deleted: then incarnationEpoch adds the count of its deletions).
   db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)').run('epoch', randomUUID());
-  return { db, epoch: readEpoch(db) };
+  const epoch = readEpoch(db);
+  addSessionColumns(db, epoch);
+  return { db, epoch };
+}
+
+/**
+ * v1.1 (sessions list, deletion): each session row carries its epoch, created_at and
+ * last_event_at (ms), indexed by activity. A file from before gets the columns, its sessions the
+ * file's epoch and the time of the upgrade.
+ */
+function addSessionColumns(db: Database.Database, epoch: string): void {
+  const columns = new Set((db.prepare('PRAGMA table_info(sessions)').all() as Array<{ name: string }>).map((c) => c.name));
+  if (!columns.has('epoch')) {
+    const now = Date.now();
+    db.transaction(() => {
+      db.exec('ALTER TABLE sessions ADD COLUMN epoch TEXT NOT NULL DEFAULT \'\'');
+      db.exec('ALTER TABLE sessions ADD COLUMN created_at INTEGER NOT NULL DEFAULT 0');
+      db.exec('ALTER TABLE sessions ADD COLUMN last_event_at INTEGER NOT NULL DEFAULT 0');
+      db.prepare('UPDATE sessions SET epoch = ?, created_at = ?, last_event_at = ?').run(epoch, now, now);
+    })();
+  }
+  db.exec('CREATE INDEX IF NOT EXISTS sessions_by_activity ON sessions (last_event_at DESC, id)');
 }
 
 /** Opens the file the writer created, for reads only. */
@@ -78,11 +104,30 @@ function readEpoch(db: Database.Database): string {
   return (db.prepare('SELECT value FROM meta WHERE key = ?').get('epoch') as { value: string }).value;
 }
 
-/** A session's heads as read by both connections (EMPTY_HEADS for a session never written). */
+/** A session's heads as read by both connections (EMPTY_HEADS for a session that does not exist). */
 export function headsReader(db: Database.Database): (session: string) => SessionHeads {
-  const statement = db.prepare('SELECT event_head, queue_head, committed FROM sessions WHERE id = ?');
+  const statement = db.prepare('SELECT event_head, queue_head, committed, epoch, created_at, last_event_at FROM sessions WHERE id = ?');
   return (session) => {
-    const row = statement.get(session) as { event_head: number; queue_head: number; committed: number } | undefined;
-    return row ? { eventHead: row.event_head, queueHead: row.queue_head, committed: row.committed } : EMPTY_HEADS;
+    const row = statement.get(session) as HeadsRow | undefined;
+    return row ? headsOf(row) : EMPTY_HEADS;
   };
+}
+
+export interface HeadsRow {
+  event_head: number;
+  queue_head: number;
+  committed: number;
+  epoch: string;
+  created_at: number;
+  last_event_at: number;
+}
+
+export function headsOf(row: HeadsRow): SessionHeads {
+  return { eventHead: row.event_head, queueHead: row.queue_head, committed: row.committed, epoch: row.epoch, createdAt: row.created_at, lastEventAt: row.last_event_at };
+}
+
+/** The epoch a session that does not exist would get at its next write. */
+export function nextEpochReader(db: Database.Database, fileEpoch: string): (session: string) => string {
+  const statement = db.prepare('SELECT count FROM deletions WHERE session = ?');
+  return (session) => incarnationEpoch(fileEpoch, (statement.get(session) as { count: number } | undefined)?.count ?? 0);
 }

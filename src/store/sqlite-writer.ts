@@ -8,8 +8,8 @@
  * per session at its end: a batch of 50 results on one session updates its heads row once.
  */
 import type Database from 'better-sqlite3';
-import { Ledger, type CallRecord, type LedgerTx, type SessionHeads } from './ledger.js';
-import { headsReader, openForWriting } from './sqlite-schema.js';
+import { EMPTY_HEADS, Ledger, type CallRecord, type LedgerTx, type SessionHeads } from './ledger.js';
+import { headsReader, nextEpochReader, openForWriting } from './sqlite-schema.js';
 import type { Applied, EventRecord, QueueEntry, WriteOp } from './types.js';
 
 /** One write's result: what it did, or why it failed (an error's name and message cross threads). */
@@ -76,7 +76,11 @@ export class SqliteWriter {
           for (const [s, from] of this.writeTrims) this.batchTrims.set(s, from);
           results.push({ ok: true, applied });
         }
-        for (const [s, h] of this.batchHeads) this.st.setHeads.run(s, h.eventHead, h.queueHead, h.committed);
+        for (const [s, h] of this.batchHeads) {
+          // A session deleted in this batch (and not written again) keeps no row.
+          if (h.createdAt === 0) this.st.deleteHeads.run(s);
+          else this.st.setHeads.run(s, h.eventHead, h.queueHead, h.committed, h.epoch, h.createdAt, h.lastEventAt);
+        }
         for (const [s, from] of this.batchTrims) this.st.trimEvents.run(s, from);
       })();
     } catch (error) {
@@ -89,7 +93,20 @@ export class SqliteWriter {
   private ledgerTx(): LedgerTx {
     const st = this.st;
     const committedHeads = headsReader(this.db);
+    const nextEpoch = nextEpochReader(this.db, this.epoch);
     return {
+      nextEpoch,
+      removeSession: (session) => {
+        const existed = (this.writeHeads.get(session) ?? this.batchHeads.get(session) ?? committedHeads(session)).createdAt !== 0;
+        if (!existed) return false;
+        for (const statement of [st.deleteEvents, st.deleteQueue, st.deleteCalls]) statement.run(session);
+        st.countDeletion.run(session);
+        // What the batch held of the old incarnation must not reach the file after this.
+        this.writeHeads.set(session, EMPTY_HEADS);
+        this.writeTrims.delete(session);
+        this.batchTrims.delete(session);
+        return true;
+      },
       heads: (session) => {
         const pending = this.writeHeads.get(session) ?? this.batchHeads.get(session);
         if (pending) return pending;
@@ -121,9 +138,15 @@ export class SqliteWriter {
 function prepare(db: Database.Database) {
   return {
     setHeads: db.prepare(
-      `INSERT INTO sessions (id, event_head, queue_head, committed) VALUES (?, ?, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET event_head = excluded.event_head, queue_head = excluded.queue_head, committed = excluded.committed`,
+      `INSERT INTO sessions (id, event_head, queue_head, committed, epoch, created_at, last_event_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET event_head = excluded.event_head, queue_head = excluded.queue_head, committed = excluded.committed,
+         epoch = excluded.epoch, created_at = excluded.created_at, last_event_at = excluded.last_event_at`,
     ),
+    deleteHeads: db.prepare('DELETE FROM sessions WHERE id = ?'),
+    deleteEvents: db.prepare('DELETE FROM events WHERE session = ?'),
+    deleteQueue: db.prepare('DELETE FROM queue WHERE session = ?'),
+    deleteCalls: db.prepare('DELETE FROM calls WHERE session = ?'),
+    countDeletion: db.prepare('INSERT INTO deletions (session, count) VALUES (?, 1) ON CONFLICT (session) DO UPDATE SET count = count + 1'),
     call: db.prepare('SELECT record FROM calls WHERE session = ? AND call_id = ?'),
     putCall: db.prepare(
       'INSERT INTO calls (session, call_id, record) VALUES (?, ?, ?) ON CONFLICT (session, call_id) DO UPDATE SET record = excluded.record',

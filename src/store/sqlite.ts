@@ -23,6 +23,9 @@ import {
   type EventPage,
   type EventRecord,
   type QueuePage,
+  type SessionList,
+  type SessionListQuery,
+  type SessionSummary,
   type StartCallInput,
   type StartCallOutcome,
   type Store,
@@ -129,6 +132,20 @@ export class SqliteStore implements Store {
 
   async queueDepth(): Promise<number> {
     return this.openReader().queueDepth();
+  }
+
+  async listSessions(query: SessionListQuery): Promise<SessionList> {
+    return this.openReader().listSessions(query);
+  }
+
+  async sessionSummary(session: string): Promise<SessionSummary | undefined> {
+    return this.openReader().sessionSummary(session);
+  }
+
+  async deleteSession(session: string): Promise<boolean> {
+    const op = { kind: 'delete', session } as const;
+    const applied = await this.write(op);
+    return applied.kind === op.kind ? applied.value : mismatch(op, applied);
   }
 
   listen(listener: StoreListener): () => void {

@@ -17,7 +17,10 @@ import type { ToolCompletedFields } from '../wire/tool-events.js';
  * - **Retention**: the last `historySize` events of each session are kept for replay; queue entries
  *   are never dropped.
  * - **Epoch**: `epoch` names one incarnation of a session's event log and changes only when that
- *   log is lost (a memory store restarted, a Redis key flushed).
+ *   log is lost or reset (a memory store restarted, a Redis key flushed, the session deleted). A
+ *   session that does not exist yet reports the epoch its first write will give it.
+ * - **Existence**: a session exists from its first accepted write (tool-calls, tool-results,
+ *   events) until it is deleted; reads and acks never create one.
  * - **Notification**: listeners hear of committed events in seq order per session, after commit,
  *   and never of uncommitted ones. A backend whose notifications can be lost in transit (redis)
  *   may skip some, and then calls `resync` once it can notify again; a listener that must not
@@ -108,7 +111,36 @@ export interface QueuePage {
   session: string;
   committed: number;
   head: number;
+  /** queue_seq of the oldest entry still kept, 0 when none is. */
+  oldest: number;
   entries: QueueEntry[];
+}
+
+/** One session as the sessions list shows it (docs/protocol.md section 9). */
+export interface SessionSummary {
+  session: string;
+  epoch: string;
+  head: number;
+  oldest: number;
+  queueHead: number;
+  committed: number;
+  /** ms since the epoch: the session's first write, and its last event (its activity). */
+  createdAt: number;
+  lastEventAt: number;
+}
+
+export interface SessionListQuery {
+  limit: number;
+  /** The opaque cursor of the previous page's `next`. */
+  cursor?: string;
+  prefix?: string;
+  /** Only sessions this accepts (the token's patterns). */
+  covers: (session: string) => boolean;
+}
+
+export interface SessionList {
+  sessions: SessionSummary[];
+  next: string | null;
 }
 
 export type AckOutcome = { status: 'ok'; committed: number } | { status: 'beyond_head'; head: number };
@@ -118,9 +150,12 @@ export type WriteOp =
   | { kind: 'start'; session: string; input: StartCallInput }
   | { kind: 'complete'; session: string; input: CompleteCallInput }
   | { kind: 'event'; session: string; type: string; dataJson: string }
-  | { kind: 'ack'; session: string; through: number };
+  | { kind: 'ack'; session: string; through: number }
+  | { kind: 'delete'; session: string };
 
 interface OutcomeOf {
+  /** Whether there was a session to delete. */
+  delete: boolean;
   start: StartCallOutcome;
   complete: CompleteCallOutcome;
   event: EventRecord;
@@ -133,6 +168,8 @@ export type Applied = { [K in WriteOp['kind']]: { kind: K; session: string; valu
 export interface StoreListener {
   /** Events committed, in seq order for their session. */
   events?(events: readonly EventRecord[]): void;
+  /** A session was deleted (its subscribers are told). */
+  deleted?(session: string): void;
   /** A session's model queue has grown to `head`. */
   queue?(session: string, head: number): void;
   /**
@@ -163,6 +200,16 @@ export interface Store {
   readEvents(session: string, after: number, limit: number): Promise<EventPage>;
   /** Unacknowledged entries across all sessions (for the queue depth gauge). */
   queueDepth(): Promise<number>;
+
+  /** Sessions by last activity, most recent first, without reading every session. */
+  listSessions(query: SessionListQuery): Promise<SessionList>;
+  /** One session, or undefined when it does not exist (reads never create one). */
+  sessionSummary(session: string): Promise<SessionSummary | undefined>;
+  /**
+   * Removes the session's events, queue and call records; false when there was none. The next
+   * write starts it again at seq 1 with a new epoch, and its call_ids may be used again.
+   */
+  deleteSession(session: string): Promise<boolean>;
 
   /** Registers a listener for committed writes; returns its removal. */
   listen(listener: StoreListener): () => void;

@@ -80,6 +80,23 @@ export const eventsQuerySchema = z
   })
   .meta({ title: 'EventsQuery' });
 
+export const sessionsQuerySchema = z
+  .object({
+    limit: wholeNumber(500).pipe(z.number().min(1)).default(50),
+    cursor: z.string().min(1).max(1024).optional(),
+    prefix: z.string().min(1).max(128).optional(),
+  })
+  .meta({ title: 'SessionsQuery' });
+
+/** Where an SSE stream starts, when no Last-Event-ID says it (docs/protocol.md section 10). */
+export const sseQuerySchema = z
+  .object({
+    since: wholeNumber(Number.MAX_SAFE_INTEGER).optional(),
+    epoch: z.string().min(1).max(256).optional(),
+    token: z.string().optional(),
+  })
+  .meta({ title: 'SseQuery' });
+
 // Replies and frames: not parsed at run time (they are built as text), but published as schemas.
 
 const seq = z.number().int().min(0);
@@ -129,7 +146,7 @@ export const queueEntrySchema = z
   .meta({ title: 'QueueEntry' });
 
 export const queueReplySchema = z
-  .object({ session: z.string(), committed: seq, head: seq, entries: z.array(queueEntrySchema) })
+  .object({ session: z.string(), committed: seq, head: seq, oldest: seq, entries: z.array(queueEntrySchema) })
   .meta({ title: 'QueueReply' });
 
 export const ackReplySchema = z.object({ committed: seq }).meta({ title: 'AckReply' });
@@ -137,6 +154,27 @@ export const ackReplySchema = z.object({ committed: seq }).meta({ title: 'AckRep
 export const eventsReplySchema = z
   .object({ session: z.string(), epoch: z.string(), head: seq, oldest: seq, events: z.array(statusFrameSchema) })
   .meta({ title: 'EventsReply' });
+
+export const sessionSummarySchema = z
+  .object({
+    session: z.string(),
+    epoch: z.string(),
+    head: seq,
+    oldest: seq,
+    queue_head: seq,
+    committed: seq,
+    created_at: z.string().meta({ description: 'ISO 8601: the first write.' }),
+    last_event_at: z.string().meta({ description: 'ISO 8601: the last event (the activity the list is ordered by).' }),
+  })
+  .meta({ title: 'SessionSummary' });
+
+export const sessionsReplySchema = z
+  .object({ sessions: z.array(sessionSummarySchema), next: z.string().nullable() })
+  .meta({ title: 'SessionsReply' });
+
+export const sessionDeletedReplySchema = z
+  .object({ session: z.string(), deleted: z.literal(true) })
+  .meta({ title: 'SessionDeletedReply' });
 
 export const subscribedFrameSchema = z
   .object({
@@ -146,11 +184,17 @@ export const subscribedFrameSchema = z
   .meta({ title: 'SubscribedFrame' });
 
 export const unsubscribedFrameSchema = z
-  .object({ method: z.literal('unsubscribed'), result: z.object({ session: z.string() }) })
+  .object({
+    method: z.literal('unsubscribed'),
+    result: z.object({
+      session: z.string(),
+      reason: z.enum(['deleted', 'forbidden', 'reset']).optional().meta({ description: 'Absent when the client asked.' }),
+    }),
+  })
   .meta({ title: 'UnsubscribedFrame' });
 
 export const errorFrameSchema = z
-  .object({ method: z.literal('error'), result: z.object({ code: z.string(), message: z.string() }) })
+  .object({ method: z.literal('error'), result: z.object({ code: z.string(), message: z.string(), session: z.string().optional() }) })
   .meta({ title: 'ErrorFrame' });
 
 export const refreshedFrameSchema = z
@@ -188,6 +232,11 @@ export const PUBLISHED = {
   'ack-body': ackBodySchema,
   'queue-query': queueQuerySchema,
   'events-query': eventsQuerySchema,
+  'sessions-query': sessionsQuerySchema,
+  'sse-query': sseQuerySchema,
+  'session-summary': sessionSummarySchema,
+  'sessions-reply': sessionsReplySchema,
+  'session-deleted-reply': sessionDeletedReplySchema,
   'error-reply': errorReplySchema,
   'event-seq-reply': eventSeqReplySchema,
   'tool-result-reply': toolResultReplySchema,

@@ -1,12 +1,15 @@
 -- Reads queue entries.
 -- KEYS: heads, queue
 -- ARGV: after ('' = the committed cursor), limit
--- Returns {committed, head, q1, entry1, q2, entry2, …}.
+-- Returns {committed, head, oldest, q1, entry1, q2, entry2, …}.
 local committed = tonumber(redis.call('HGET', KEYS[1], 'committed') or '0')
 local head = tonumber(redis.call('HGET', KEYS[1], 'queue_head') or '0')
 local after = committed
 if ARGV[1] ~= '' then after = tonumber(ARGV[1]) end
-local out = {committed, head}
+-- Entries are kept until the session is deleted: the oldest kept is the first.
+local oldest = 0
+if head > 0 then oldest = 1 end
+local out = {committed, head, oldest}
 local from = after + 1
 local to = math.min(head, after + tonumber(ARGV[2]))
 if from <= to then
