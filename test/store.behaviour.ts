@@ -4,6 +4,7 @@
  */
 import type { Test } from 'tap';
 import type { CompleteCallInput, Store } from '../src/store/types.js';
+import { until } from './helpers/wait.js';
 
 export type StoreFactory = (t: Test, options: { historySize: number }) => Promise<{ store: Store; reopen?: () => Promise<Store> }>;
 
@@ -155,5 +156,65 @@ export function storeBehaviour(t: Test, make: StoreFactory): void {
     t.equal(page.committed, 1);
     t.same(page.entries.map((e) => e.queueSeq), [2, 3]);
     t.equal((await again.readEvents('s', 0, 1)).epoch, epoch);
+  });
+
+  t.test('sessions exist from their first write; reads and acks create none', async (t) => {
+    const { store } = await make(t, { historySize: 100 });
+    await store.readEvents('ghost', 0, 10);
+    await store.readQueue('ghost', 0, 10);
+    t.same(await store.ack('ghost', 0), { status: 'ok', committed: 0 });
+    t.equal(await store.sessionSummary('ghost'), undefined, 'read, read and acked: still none');
+    t.same((await store.listSessions({ limit: 10, covers: () => true })).sessions, []);
+    t.equal(await store.deleteSession('ghost'), false, 'nothing to delete');
+  });
+
+  t.test('the sessions list: most recent activity first, paged by cursor, by prefix and by coverage', async (t) => {
+    const { store } = await make(t, { historySize: 3 });
+    for (const s of ['team-a:1', 'team-b:1', 'team-a:2', 'team-a:3']) {
+      await store.appendEvent(s, 'note', '{}');
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    for (let k = 0; k < 4; k++) await store.completeCall('team-a:1', result(`c${k}`, `${k}`));
+    await store.ack('team-a:1', 1);
+    const all = await store.listSessions({ limit: 10, covers: () => true });
+    t.same(all.sessions.map((s) => s.session), ['team-a:1', 'team-a:3', 'team-a:2', 'team-b:1'], 'by last event, newest first');
+    t.equal(all.next, null, 'one page');
+    const first = all.sessions[0]!;
+    t.match(first, { session: 'team-a:1', head: 5, oldest: 3, queueHead: 4, committed: 1 });
+    t.ok(first.createdAt > 0 && first.lastEventAt >= first.createdAt, 'times in ms');
+    t.same(await store.sessionSummary('team-a:1'), first, 'one summary is the same as in the list');
+    const p1 = await store.listSessions({ limit: 2, covers: () => true });
+    t.same(p1.sessions.map((s) => s.session), ['team-a:1', 'team-a:3']);
+    t.type(p1.next, 'string');
+    const p2 = await store.listSessions({ limit: 2, cursor: p1.next as string, covers: () => true });
+    t.same(p2.sessions.map((s) => s.session), ['team-a:2', 'team-b:1']);
+    t.equal(p2.next, null, 'the last page');
+    const prefixed = await store.listSessions({ limit: 10, prefix: 'team-a:', covers: (s) => s !== 'team-a:3' });
+    t.same(prefixed.sessions.map((s) => s.session), ['team-a:1', 'team-a:2'], 'the prefix, less what the token does not cover');
+  });
+
+  t.test('deleting a session: gone, a new epoch and seq 1 after, call_ids reusable', async (t) => {
+    const { store } = await make(t, { historySize: 100 });
+    const heard: string[] = [];
+    store.listen({ deleted: (s) => heard.push(s) });
+    await store.startCall('d', { callId: 'c1', name: 'grep', argsJson: null, argumentsJson: 'null', fingerprint: 'f', data: '{}' });
+    await store.completeCall('d', result('c1', '{"a":1}'));
+    await store.appendEvent('keep', 'note', '{}');
+    const before = await store.readEvents('d', 0, 10);
+    t.equal(await store.deleteSession('d'), true);
+    await until(() => heard.length === 1, 'the deletion notice');
+    t.same(heard, ['d'], 'listeners hear of it');
+    t.equal(await store.sessionSummary('d'), undefined);
+    const gone = await store.readEvents('d', 0, 10);
+    t.same([gone.head, gone.oldest, gone.events], [0, 0, []], 'no events');
+    t.not(gone.epoch, before.epoch, 'the next incarnation has another epoch');
+    const q = await store.readQueue('d', 0, 10);
+    t.same([q.head, q.committed, q.oldest, q.entries], [0, 0, 0, []], 'no queue');
+    t.equal(await store.queueDepth(), 0, 'its unacknowledged entry no longer counts');
+    t.match(await store.completeCall('d', result('c1', '{"a":2}')), { status: 'created', queueSeq: 1, eventSeq: 1 }, 'the call_id is free again');
+    const again = await store.readEvents('d', 0, 10);
+    t.equal(again.epoch, gone.epoch, 'the epoch announced before the first write is the one it kept');
+    t.equal((await store.sessionSummary('keep'))?.head, 1, 'other sessions untouched');
+    t.equal(await store.deleteSession('nope'), false);
   });
 }

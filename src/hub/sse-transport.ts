@@ -21,7 +21,13 @@ export class SseTransport implements Transport {
   private ended = false;
 
   constructor(private readonly res: ServerResponse) {
-    res.on('close', () => (this.ended = true));
+    const socket = res.socket;
+    res.on('close', () => {
+      this.ended = true;
+      // The peer went away (or the response ended): release the socket now, so that neither a
+      // half-closed client socket nor shutdown waits on it.
+      socket?.destroy();
+    });
   }
 
   get bufferedBytes(): number {
