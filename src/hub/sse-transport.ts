@@ -1,26 +1,26 @@
 /**
- * The Server-Sent Events transport (docs/protocol.md section 10): one HTTP response carrying one
- * subscription. A status frame goes out as `id: <epoch>:<seq>`, `event: status`, `data: <frame>`
- * (encoded once per event and epoch, shared by every SSE subscriber); the other messages as
- * `event: <method>` with the message's `result` as data. The heartbeat is a comment line. An
- * `unsubscribed` (the session was deleted) ends the response after it; a slow reader is cut.
+ * The Server-Sent Events transport (docs/protocol.md sections 10 and 11): one HTTP response carrying
+ * one subscription, in the records of its format (wire/sse.ts: the status stream, or AG-UI). A
+ * status frame's records are encoded once per event, format and epoch, and shared by every reader.
+ * The heartbeat is a comment line. An `unsubscribed` (the session was deleted) ends the response
+ * after it; a slow reader is cut (it resumes with Last-Event-ID).
  */
 import type { ServerResponse } from 'node:http';
 import type { CloseName } from '../errors.js';
-import { HEARTBEAT } from '../wire/frames.js';
+import { SSE_HEARTBEAT, type SseFormat } from '../wire/sse.js';
 import type { Outgoing, Transport } from './transport.js';
 
-const HEARTBEAT_BYTES = Buffer.from(`: ${HEARTBEAT}\n\n`);
-
-/** The SSE record of a status frame: what `EventSource` needs to resume (`Last-Event-ID`). */
-export function sseStatusRecord(frame: string, epoch: string, seq: number): Buffer {
-  return Buffer.from(`id: ${epoch}:${seq}\nevent: status\ndata: ${frame}\n\n`);
-}
+const HEARTBEAT_BYTES = Buffer.from(SSE_HEARTBEAT);
 
 export class SseTransport implements Transport {
   private ended = false;
 
-  constructor(private readonly res: ServerResponse) {
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly format: SseFormat,
+  ) {
+    const opening = format.opening();
+    if (opening !== '') res.write(opening);
     const socket = res.socket;
     res.on('close', () => {
       this.ended = true;
@@ -40,12 +40,13 @@ export class SseTransport implements Transport {
 
   send(message: Outgoing, epoch = ''): void {
     if (!this.open) return;
+    const { format } = this;
     if (message.method === 'status') {
-      this.res.write(message.encoded(`sse:${epoch}`, () => sseStatusRecord(message.frame, epoch, message.seq as number)));
+      this.res.write(message.encoded(`${format.name}:${epoch}`, () => Buffer.from(format.status(message.frame, epoch, message.seq as number))));
       return;
     }
-    const result = JSON.stringify((JSON.parse(message.frame) as { result?: unknown }).result ?? null);
-    this.res.write(`event: ${message.method}\ndata: ${result}\n\n`);
+    const records = format.message(message.method, message.frame);
+    if (records !== '') this.res.write(records);
     // The only subscription of this response ended: so does the response.
     if (message.method === 'unsubscribed') this.end();
   }

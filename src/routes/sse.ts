@@ -1,38 +1,57 @@
 /**
- * GET /v1/sessions/{session}/sse (docs/protocol.md section 10): one session's events as
- * Server-Sent Events, for clients that cannot open a WebSocket. Where to start comes from
- * `Last-Event-ID` (`<epoch>:<seq>` or a bare `<seq>`), else `?since=` and `?epoch=`; the replay then
- * live rule and the buffer limit are the WebSocket's own (hub/connection.ts over an SseTransport).
+ * The Server-Sent Events streams of one session, for clients that cannot open a WebSocket:
+ * - GET /v1/sessions/{session}/sse (docs/protocol.md section 10), the status frames;
+ * - GET /v1/sessions/{session}/ag-ui and POST /v1/ag-ui (section 11), the same events as AG-UI.
+ * Where to start comes from `Last-Event-ID` (`<epoch>:<seq>` or a bare `<seq>`), else the query
+ * (or, for POST /v1/ag-ui, `forwardedProps.since`/`epoch`, else everything retained). The replay
+ * then live rule and the buffer limit are the WebSocket's own: hub/connection.ts over an
+ * SseTransport.
  */
-import type { FastifyInstance } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { RunAgentInputSchema } from '@ag-ui/core/schemas';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../app-context.js';
+import { authorize } from '../auth/guard.js';
 import { HorologiumError } from '../errors.js';
 import { Connection } from '../hub/connection.js';
 import { SseTransport } from '../hub/sse-transport.js';
-import { sseQuerySchema } from '../wire/schemas.js';
-import { validate } from './json-body.js';
+import { agUiFormat } from '../wire/ag-ui.js';
+import { SESSION_ID, sseQuerySchema } from '../wire/schemas.js';
+import { STATUS_STREAM, type SseFormat } from '../wire/sse.js';
+import { objectBody, validate } from './json-body.js';
 import { sessionOf } from './params.js';
 
+interface Start {
+  since?: number;
+  epoch?: string;
+}
+
 /** Where a resume starts: `<epoch>:<seq>` or `<seq>`; undefined when the header is malformed. */
-export function parseLastEventId(value: string): { since: number; epoch?: string } | undefined {
+export function parseLastEventId(value: string): Start | undefined {
   const m = /^(?:(.{1,256}):)?([0-9]{1,15})$/.exec(value.trim());
   if (!m) return undefined;
   return { since: Number(m[2]), ...(m[1] === undefined ? {} : { epoch: m[1] }) };
 }
 
+/** `Last-Event-ID` when the request has one (what EventSource sends on reconnect), else `fallback`. */
+function startOf(request: FastifyRequest, fallback: Start): Start {
+  const header = request.headers['last-event-id'];
+  if (typeof header !== 'string' || header === '') return fallback;
+  const resumed = parseLastEventId(header);
+  if (!resumed) throw new HorologiumError('BAD_REQUEST', 'Last-Event-ID must be <epoch>:<seq> or <seq>.');
+  return resumed;
+}
+
+function queryStart(request: FastifyRequest): Start {
+  const query = validate(sseQuerySchema, request.query, 'INVALID_QUERY');
+  return { ...(query.since === undefined ? {} : { since: query.since }), ...(query.epoch === undefined ? {} : { epoch: query.epoch }) };
+}
+
 export function sseRoutes(app: FastifyInstance, ctx: AppContext): void {
   const { store, hub, config } = ctx;
 
-  app.get('/v1/sessions/:session/sse', { config: { scope: 'subscribe', tokenInQuery: true } }, async (request, reply) => {
-    const session = sessionOf(request);
-    const query = validate(sseQuerySchema, request.query, 'INVALID_QUERY');
-    const header = request.headers['last-event-id'];
-    let start: { since?: number; epoch?: string } = { ...(query.since === undefined ? {} : { since: query.since }), ...(query.epoch === undefined ? {} : { epoch: query.epoch }) };
-    if (typeof header === 'string' && header !== '') {
-      const resumed = parseLastEventId(header);
-      if (!resumed) throw new HorologiumError('BAD_REQUEST', 'Last-Event-ID must be <epoch>:<seq> or <seq>.');
-      start = resumed;
-    }
+  /** Answers with an event stream of `session` in `format`, from `start`. */
+  const stream = (reply: FastifyReply, session: string, start: Start, format: SseFormat): void => {
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, {
@@ -42,12 +61,41 @@ export function sseRoutes(app: FastifyInstance, ctx: AppContext): void {
       // Proxies that buffer responses (nginx) pass this stream through as it is written.
       'x-accel-buffering': 'no',
     });
-    const connection = new Connection(new SseTransport(res), store, hub, { maxBufferedBytes: config.maxBufferedBytes, maxSubscriptions: 1 });
+    const connection = new Connection(new SseTransport(res, format), store, hub, { maxBufferedBytes: config.maxBufferedBytes, maxSubscriptions: 1 });
     hub.attach(connection);
     res.on('close', () => {
       connection.dispose();
       hub.detach(connection);
     });
     connection.enqueue(() => connection.subscribe(session, start.since, start.epoch));
+  };
+
+  const sseConfig = { config: { scope: 'subscribe' as const, tokenInQuery: true } };
+
+  app.get('/v1/sessions/:session/sse', sseConfig, async (request, reply) => {
+    const session = sessionOf(request);
+    stream(reply, session, startOf(request, queryStart(request)), STATUS_STREAM);
+  });
+
+  app.get('/v1/sessions/:session/ag-ui', sseConfig, async (request, reply) => {
+    const session = sessionOf(request);
+    stream(reply, session, startOf(request, queryStart(request)), agUiFormat(session, randomUUID()));
+  });
+
+  // What AG-UI's HttpAgent sends: a RunAgentInput whose threadId is the session.
+  app.post('/v1/ag-ui', { config: { scope: 'subscribe' } }, async (request, reply) => {
+    const parsed = RunAgentInputSchema.safeParse(JSON.parse(objectBody(request).doc.text));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new HorologiumError('INVALID_BODY', `Invalid body: not an AG-UI RunAgentInput (${issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'invalid'}).`);
+    }
+    const input = parsed.data;
+    if (!SESSION_ID.test(input.threadId)) throw new HorologiumError('INVALID_SESSION_ID', `threadId is the session id and must match ${SESSION_ID.source}.`);
+    request.logContext.session = input.threadId;
+    authorize(request.principal as NonNullable<typeof request.principal>, 'subscribe', input.threadId);
+    const props = (input.forwardedProps ?? {}) as { since?: unknown; epoch?: unknown };
+    const since = typeof props.since === 'number' && Number.isSafeInteger(props.since) && props.since >= 0 ? props.since : 0;
+    const fallback: Start = { since, ...(typeof props.epoch === 'string' ? { epoch: props.epoch } : {}) };
+    stream(reply, input.threadId, startOf(request, fallback), agUiFormat(input.threadId, input.runId || randomUUID()));
   });
 }

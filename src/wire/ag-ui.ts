@@ -1,0 +1,71 @@
+/**
+ * A session as AG-UI events (docs/protocol.md section 11), encoded by AG-UI's own encoder:
+ * tool_starting → TOOL_CALL_START, TOOL_CALL_ARGS, TOOL_CALL_END; tool_completed →
+ * TOOL_CALL_RESULT; anything else → CUSTOM. `arguments` and the preview are taken from the frame
+ * with the lossless reader, so the JSON texts AG-UI carries keep their numbers and key order.
+ */
+import { EventType, type BaseEvent } from '@ag-ui/core';
+import { EventEncoder } from '@ag-ui/encoder';
+import { jsonText, member, parseJson, type JsonNode, type JsonObject } from '../json/lossless.js';
+import type { SseFormat } from './sse.js';
+
+const encoder = new EventEncoder();
+
+interface StatusResult {
+  type: string;
+  data: Record<string, unknown>;
+  timestamp: number;
+  uuid: string;
+}
+
+/** The JSON text of `result.data.<key>` in a status frame, exactly as stored. */
+function dataMemberText(frame: string, key: string): string | undefined {
+  const doc = parseJson(frame);
+  const result = member(doc.root as JsonObject, 'result') as JsonObject | undefined;
+  const data = result && (member(result, 'data') as JsonObject | undefined);
+  const node: JsonNode | undefined = data && member(data, key);
+  return node ? jsonText(doc, node) : undefined;
+}
+
+/** The AG-UI events of one status frame. */
+export function agUiEvents(frame: string): BaseEvent[] {
+  const { type, data, timestamp, uuid } = (JSON.parse(frame) as { result: StatusResult }).result;
+  const ms = Math.round(timestamp * 1000);
+  const callId = String(data.call_id ?? '');
+  switch (type) {
+    case 'tool_starting':
+      return [
+        { type: EventType.TOOL_CALL_START, timestamp: ms, toolCallId: callId, toolCallName: String(data.name ?? '') } as BaseEvent,
+        { type: EventType.TOOL_CALL_ARGS, timestamp: ms, toolCallId: callId, delta: dataMemberText(frame, 'arguments') ?? 'null' } as BaseEvent,
+        { type: EventType.TOOL_CALL_END, timestamp: ms, toolCallId: callId } as BaseEvent,
+      ];
+    case 'tool_completed': {
+      const preview = data.result;
+      const content = typeof preview === 'string' ? preview : (dataMemberText(frame, 'result') ?? 'null');
+      return [{ type: EventType.TOOL_CALL_RESULT, timestamp: ms, toolCallId: callId, messageId: uuid, role: 'tool', content } as BaseEvent];
+    }
+    default:
+      return [{ type: EventType.CUSTOM, timestamp: ms, name: type, value: data } as BaseEvent];
+  }
+}
+
+/** The AG-UI stream of one thread (a session) and run. */
+export function agUiFormat(threadId: string, runId: string): SseFormat {
+  const encode = (event: BaseEvent) => encoder.encodeSSE(event);
+  return {
+    name: 'ag-ui',
+    opening: () => encode({ type: EventType.RUN_STARTED, timestamp: Date.now(), threadId, runId } as BaseEvent),
+    status: (frame, epoch, seq) => {
+      const records = agUiEvents(frame).map(encode);
+      records[records.length - 1] = `id: ${epoch}:${seq}\n${records[records.length - 1]}`;
+      return records.join('');
+    },
+    message: (method, frame) => {
+      const result = (JSON.parse(frame) as { result: { code?: string; message?: string; reason?: string } }).result;
+      // A deleted session finishes the run; an error ends it as an AG-UI run error.
+      if (method === 'unsubscribed') return encode({ type: EventType.RUN_FINISHED, timestamp: Date.now(), threadId, runId } as BaseEvent);
+      if (method === 'error') return encode({ type: EventType.RUN_ERROR, timestamp: Date.now(), message: result.message ?? '', code: result.code ?? 'ERROR' } as BaseEvent);
+      return '';
+    },
+  };
+}
