@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import type { Hub } from './hub/hub.js';
 import type { Metrics } from './metrics.js';
 import type { QueueWatch } from './store/queue-watch.js';
+import type { Retention } from './store/retention.js';
 import type { Store } from './store/types.js';
 
 export interface AppContext {
@@ -14,4 +15,6 @@ export interface AppContext {
   queueWatch: QueueWatch;
   /** The stream's fan-out, shared by every stream route. */
   hub: Hub;
+  /** The background retention sweep (HOROLOGIUM_RETAIN_ACKED, HOROLOGIUM_SESSION_TTL). */
+  retention: Retention;
 }

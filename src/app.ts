@@ -23,6 +23,7 @@ import { streamRoutes } from './routes/stream.js';
 import { Hub } from './hub/hub.js';
 import { createStore } from './store/index.js';
 import { QueueWatch } from './store/queue-watch.js';
+import { Retention } from './store/retention.js';
 import { StoreUnavailableError, type Store } from './store/types.js';
 
 /** Fields of the one log line written per request; never a body or a token. */
@@ -84,7 +85,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const metrics = new Metrics(store);
   const queueWatch = new QueueWatch(store);
   const hub = new Hub(store, config.heartbeatMs);
-  const ctx: AppContext = { config, authenticator, store, metrics, queueWatch, hub };
+  const retention = new Retention(store, config, (slice) => {
+    metrics.retentionEntriesRemoved.inc(slice.entriesRemoved);
+    metrics.retentionSessionsRemoved.inc(slice.sessionsRemoved);
+  });
+  retention.start(config.retentionIntervalMs);
+  const ctx: AppContext = { config, authenticator, store, metrics, queueWatch, hub, retention };
   app.decorate('horologium', ctx);
   app.decorateRequest('logContext', null as unknown as RequestLogContext);
 
@@ -162,6 +168,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   app.addHook('preClose', async () => {
     queueWatch.close();
+    await retention.stop();
   });
   app.addHook('onClose', async () => {
     await store.close();

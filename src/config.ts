@@ -16,6 +16,25 @@ const integer = (name: string, min: number, max: number) =>
     .transform(Number)
     .pipe(z.number().int().min(min, `${name} must be at least ${min}`).max(max, `${name} must be at most ${max}`));
 
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** A duration (docs/protocol.md section 9): `0`, or a non-negative number followed by ms, s, m, h or d; in ms. */
+export function parseDuration(text: string): number | undefined {
+  if (text === '0') return 0;
+  const m = /^([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d)$/.exec(text);
+  if (!m) return undefined;
+  const ms = Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
+  return Number.isFinite(ms) && ms <= Number.MAX_SAFE_INTEGER ? Math.round(ms) : undefined;
+}
+
+const duration = (name: string) =>
+  z.string().transform((value, ctx) => {
+    const ms = parseDuration(value);
+    if (ms !== undefined) return ms;
+    ctx.addIssue({ code: 'custom', message: `${name} must be 0 or a non-negative number followed by ms, s, m, h or d (such as 24h or 1.5d)` });
+    return z.NEVER;
+  });
+
 const list = z
   .string()
   .transform((s) => s.split(',').map((x) => x.trim()).filter((x) => x.length > 0));
@@ -91,6 +110,9 @@ export const environmentSchema = z.object({
   HOROLOGIUM_MAX_CONNECTIONS_PER_ADDRESS: integer('HOROLOGIUM_MAX_CONNECTIONS_PER_ADDRESS', 1, 1_000_000).default(1000),
   HOROLOGIUM_TRUST_PROXY: list.optional(),
   HOROLOGIUM_RATE_LIMIT: integer('HOROLOGIUM_RATE_LIMIT', 0, 10_000_000).default(1000),
+  HOROLOGIUM_RETAIN_ACKED: duration('HOROLOGIUM_RETAIN_ACKED').default(86_400_000),
+  HOROLOGIUM_SESSION_TTL: duration('HOROLOGIUM_SESSION_TTL').default(0),
+  HOROLOGIUM_RETENTION_INTERVAL: duration('HOROLOGIUM_RETENTION_INTERVAL').default(60_000),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
 });
 
@@ -114,6 +136,12 @@ export interface Config {
   maxConnectionsPerAddress: number;
   /** Requests per second per token when auth is configured (429 RATE_LIMITED); 0 turns it off. */
   rateLimit: number;
+  /** Acknowledged queue entries older than this (ms) are removed; 0 keeps them. */
+  retainAckedMs: number;
+  /** A session with no event for this long (ms) is deleted; 0 turns it off. */
+  sessionTtlMs: number;
+  /** How often the retention sweep runs (ms); 0 turns the background sweep off. */
+  retentionIntervalMs: number;
   /** Proxies whose X-Forwarded-For gives the client address (addresses, CIDRs or proxy-addr names). */
   trustProxy: string[];
   logLevel: (typeof LOG_LEVELS)[number];
@@ -171,6 +199,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     maxEventBytes: e.HOROLOGIUM_MAX_EVENT_BYTES,
     maxConnectionsPerAddress: e.HOROLOGIUM_MAX_CONNECTIONS_PER_ADDRESS,
     rateLimit: e.HOROLOGIUM_RATE_LIMIT,
+    retainAckedMs: e.HOROLOGIUM_RETAIN_ACKED,
+    sessionTtlMs: e.HOROLOGIUM_SESSION_TTL,
+    retentionIntervalMs: e.HOROLOGIUM_RETENTION_INTERVAL,
     trustProxy: e.HOROLOGIUM_TRUST_PROXY ?? [],
     logLevel: e.LOG_LEVEL,
   };

@@ -29,6 +29,18 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly retentionEntriesRemoved = new Counter({
+    name: 'horologium_retention_entries_removed_total',
+    help: 'Acknowledged queue entries removed by HOROLOGIUM_RETAIN_ACKED.',
+    registers: [this.registry],
+  });
+
+  readonly retentionSessionsRemoved = new Counter({
+    name: 'horologium_retention_sessions_removed_total',
+    help: 'Sessions deleted by HOROLOGIUM_SESSION_TTL.',
+    registers: [this.registry],
+  });
+
   constructor(store: Store) {
     const registry = this.registry;
     new Gauge({

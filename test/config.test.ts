@@ -90,3 +90,19 @@ t.test('a JWT public key that is not a usable PEM key stops start-up', async (t)
   t.equal(r.code, 2);
   t.match(r.output, /HOROLOGIUM_JWT_PUBLIC_KEY: HOROLOGIUM_JWT_PUBLIC_KEY must be a PEM public key/);
 });
+
+t.test('retention durations: 0 or a number with ms, s, m, h or d; anything else stops start-up', async (t) => {
+  const base = { HOROLOGIUM_STORE: 'memory:' };
+  t.same([loadConfig(base).retainAckedMs, loadConfig(base).sessionTtlMs], [86_400_000, 0], 'defaults: 24h, and no TTL');
+  const cases: Array<[string, number]> = [['0', 0], ['250ms', 250], ['90s', 90_000], ['1.5m', 90_000], ['2h', 7_200_000], ['7d', 604_800_000]];
+  for (const [text, ms] of cases) {
+    t.equal(loadConfig({ ...base, HOROLOGIUM_RETAIN_ACKED: text }).retainAckedMs, ms, text);
+    t.equal(loadConfig({ ...base, HOROLOGIUM_SESSION_TTL: text }).sessionTtlMs, ms, text);
+  }
+  for (const bad of ['24', '1 h', '-1h', 'h', '1y', '1.h', '0s5']) {
+    t.throws(() => loadConfig({ ...base, HOROLOGIUM_SESSION_TTL: bad }), { message: /HOROLOGIUM_SESSION_TTL: HOROLOGIUM_SESSION_TTL must be 0 or a non-negative number followed by ms, s, m, h or d/ }, bad);
+  }
+  const r = await runToExit({ ...base, HOROLOGIUM_RETAIN_ACKED: 'forever' });
+  t.equal(r.code, 2);
+  t.match(r.output, /HOROLOGIUM_RETAIN_ACKED: HOROLOGIUM_RETAIN_ACKED must be 0 or a non-negative number/);
+});

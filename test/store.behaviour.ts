@@ -4,6 +4,7 @@
  */
 import type { Test } from 'tap';
 import type { CompleteCallInput, Store } from '../src/store/types.js';
+import { Retention } from '../src/store/retention.js';
 import { until } from './helpers/wait.js';
 
 export type StoreFactory = (t: Test, options: { historySize: number }) => Promise<{ store: Store; reopen?: () => Promise<Store> }>;
@@ -216,5 +217,61 @@ export function storeBehaviour(t: Test, make: StoreFactory): void {
     t.equal(again.epoch, gone.epoch, 'the epoch announced before the first write is the one it kept');
     t.equal((await store.sessionSummary('keep'))?.head, 1, 'other sessions untouched');
     t.equal(await store.deleteSession('nope'), false);
+  });
+
+  t.test('retention: exactly the acknowledged entries older than the cutoff go; unacknowledged ones stay', async (t) => {
+    const { store } = await make(t, { historySize: 100 });
+    for (let k = 1; k <= 5; k++) await store.completeCall('r', result(`c${k}`, `${k}`));
+    await store.completeCall('other', result('o1', '1'));
+    await store.ack('r', 3);
+    t.same(await store.sweep({ ackedBefore: Date.now() - 60_000, sessions: 100, entries: 1000 }), { entriesRemoved: 0, deleted: [] }, 'younger than the cutoff: kept');
+    let removed = 0;
+    let cursor: string | undefined;
+    do {
+      // One session and one entry a slice: the pass is the sum of its slices.
+      const slice = await store.sweep({ ackedBefore: Date.now() + 1000, sessions: 1, entries: 1, ...(cursor === undefined ? {} : { cursor }) });
+      removed += slice.entriesRemoved;
+      t.ok(slice.entriesRemoved <= 1, 'a slice removes at most its bound');
+      cursor = slice.cursor;
+    } while (cursor !== undefined || removed < 3);
+    t.equal(removed, 3);
+    const page = await store.readQueue('r', 0, 10);
+    t.same(page.entries.map((e) => e.queueSeq), [4, 5], 'the unacknowledged ones');
+    t.same([page.oldest, page.head, page.committed], [4, 5, 3]);
+    t.same((await store.readQueue('r', undefined, 10)).entries.map((e) => e.queueSeq), [4, 5], 'from the cursor too');
+    t.same((await store.readQueue('other', 0, 10)).entries.map((e) => e.queueSeq), [1], 'another session, unacknowledged: kept');
+    t.equal(await store.queueDepth(), 3, 'the depth counts what is unacknowledged');
+    await store.ack('r', 5);
+    await store.sweep({ ackedBefore: Date.now() + 1000, sessions: 100, entries: 1000 });
+    const empty = await store.readQueue('r', 0, 10);
+    t.same([empty.entries, empty.oldest, empty.head], [[], 0, 5], 'all acknowledged and old: none left, the head stays');
+    t.match(await store.completeCall('r', result('c6', '6')), { status: 'created', queueSeq: 6 }, 'the queue goes on from its head');
+    t.same((await store.readQueue('r', 0, 10)).entries.map((e) => e.queueSeq), [6]);
+  });
+
+  t.test('retention: a session TTL deletes 500 of 1,000 sessions, exactly the inactive ones, in slices', async (t) => {
+    const { store } = await make(t, { historySize: 100 });
+    const heard: string[] = [];
+    store.listen({ deleted: (s) => heard.push(s) });
+    const old = Array.from({ length: 500 }, (_, k) => `old-${k}`);
+    const fresh = Array.from({ length: 500 }, (_, k) => `new-${k}`);
+    await Promise.all(old.map((s) => store.completeCall(s, result('c', '1'))));
+    const boundary = Date.now() + 20;
+    await new Promise((r) => setTimeout(r, 40));
+    await Promise.all(fresh.map((s) => store.appendEvent(s, 'note', '{}')));
+    const retention = new Retention(store, { retainAckedMs: 0, sessionTtlMs: Date.now() - boundary });
+    const pass = await retention.pass();
+    t.equal(pass.sessionsRemoved, 500, 'the inactive ones, unacknowledged entries and all');
+    t.ok(pass.slices >= 5, `in slices of at most 100 (${pass.slices})`);
+    const left: string[] = [];
+    for (let cursor: string | undefined, page; ; cursor = page.next) {
+      page = await store.listSessions({ limit: 500, covers: () => true, ...(cursor ? { cursor } : {}) });
+      left.push(...page.sessions.map((s) => s.session));
+      if (!page.next) break;
+    }
+    t.same(left.sort(), [...fresh].sort(), 'exactly the active ones remain');
+    await until(() => heard.length === 500, 'every deletion announced');
+    t.same(heard.sort(), [...old].sort());
+    t.equal(await store.queueDepth(), 0);
   });
 }

@@ -19,6 +19,8 @@ import type {
   StartCallInput,
   StartCallOutcome,
   StartedCall,
+  SweepPolicy,
+  SweepResult,
 } from './types.js';
 
 export interface SessionHeads {
@@ -62,6 +64,8 @@ export interface LedgerTx {
   insertQueueEntry(session: string, entry: QueueEntry): void;
   /** Removes the session's heads, events, queue and call records, and counts the deletion; false when it did not exist. */
   removeSession(session: string): boolean;
+  /** One slice of retention (SweepPolicy); deletions go through removeSession. */
+  sweepSlice(policy: SweepPolicy): SweepResult;
 }
 
 /** Seconds since the epoch, as the contract's `timestamp` is. */
@@ -88,6 +92,8 @@ export class Ledger {
         return { kind: op.kind, session, value: ack(tx, session, op.through) };
       case 'delete':
         return { kind: op.kind, session, value: tx.removeSession(session) };
+      case 'sweep':
+        return { kind: op.kind, session, value: tx.sweepSlice(op.policy) };
     }
   }
 

@@ -12,6 +12,7 @@ export function committed(applied: Applied): { event?: EventRecord; queueHead?: 
       return applied.value.status === 'created' ? { event: applied.value.event, queueHead: applied.value.queueSeq } : {};
     case 'ack':
     case 'delete':
+    case 'sweep':
       return {};
   }
 }
@@ -29,11 +30,11 @@ export class Listeners {
     const events: EventRecord[] = [];
     const queues = new Map<string, number>();
     for (const applied of batch) {
-      if (applied.kind === 'delete') {
+      const deleted = applied.kind === 'delete' ? (applied.value ? [applied.session] : []) : applied.kind === 'sweep' ? applied.value.deleted : [];
+      if (deleted.length > 0) {
         // Events of the old incarnation go out before the deletion, the new one's after it.
-        if (!applied.value) continue;
         this.events(events.splice(0));
-        this.deleted(applied.session);
+        for (const session of deleted) this.deleted(session);
         continue;
       }
       const { event, queueHead } = committed(applied);

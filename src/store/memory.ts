@@ -18,6 +18,8 @@ import type {
   SessionListQuery,
   SessionSummary,
   StartCallInput,
+  SweepPolicy,
+  SweepResult,
   StartCallOutcome,
   Store,
   StoreListener,
@@ -72,8 +74,10 @@ export class MemoryStore implements Store, LedgerTx {
     const state = this.sessions.get(session);
     const heads = state?.heads ?? EMPTY_HEADS;
     const from = after ?? heads.committed;
-    // queue[k] holds queueSeq k + 1: entries are never dropped.
-    const entries = state ? state.queue.slice(from, from + limit) : [];
+    // The queue holds consecutive queueSeqs from its first (retention removes only a prefix).
+    const first = state?.queue[0]?.queueSeq ?? 1;
+    const skip = Math.max(0, from + 1 - first);
+    const entries = state ? state.queue.slice(skip, skip + limit) : [];
     return { session, committed: heads.committed, head: heads.queueHead, oldest: state?.queue[0]?.queueSeq ?? 0, entries };
   }
 
@@ -131,6 +135,42 @@ export class MemoryStore implements Store, LedgerTx {
 
   nextEpoch(session: string): string {
     return incarnationEpoch(this.epoch, this.deletions.get(session) ?? 0);
+  }
+
+  async sweep(policy: SweepPolicy): Promise<SweepResult> {
+    const value = this.sweepSlice(policy);
+    this.listeners.announce([{ kind: 'sweep', session: '', value }]);
+    return value;
+  }
+
+  sweepSlice(policy: SweepPolicy): SweepResult {
+    const deleted: string[] = [];
+    if (policy.inactiveBefore !== undefined) {
+      for (const [session, state] of this.sessions) {
+        if (deleted.length === policy.sessions) break;
+        if (state.heads.lastEventAt < policy.inactiveBefore) deleted.push(session);
+      }
+      for (const session of deleted) this.removeSession(session);
+    }
+    if (policy.ackedBefore === undefined) return { entriesRemoved: 0, deleted };
+    const cutoff = new Date(policy.ackedBefore).toISOString();
+    const ids = [...this.sessions.keys()].filter((s) => policy.cursor === undefined || s > policy.cursor).sort();
+    let entriesRemoved = 0;
+    let visited = 0;
+    for (const session of ids) {
+      if (visited === policy.sessions || entriesRemoved >= policy.entries) return { entriesRemoved, deleted, cursor: ids[visited - 1] as string };
+      visited++;
+      const state = this.sessions.get(session) as SessionState;
+      let n = 0;
+      while (n < state.queue.length && entriesRemoved + n < policy.entries) {
+        const e = state.queue[n] as QueueEntry;
+        if (e.queueSeq > state.heads.committed || e.receivedAt >= cutoff) break;
+        n++;
+      }
+      state.queue.splice(0, n);
+      entriesRemoved += n;
+    }
+    return { entriesRemoved, deleted };
   }
 
   removeSession(session: string): boolean {

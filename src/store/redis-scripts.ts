@@ -18,4 +18,5 @@ export const SCRIPTS = {
   hReadEvents: { numberOfKeys: 2, lua: read('read-events') },
   hReadQueue: { numberOfKeys: 2, lua: read('read-queue') },
   hDeleteSession: { numberOfKeys: 6, lua: read('delete-session') },
+  hTrimAcked: { numberOfKeys: 2, lua: read('trim-acked') },
 } as const;

@@ -32,6 +32,8 @@ import {
   type SessionListQuery,
   type SessionSummary,
   type StartCallInput,
+  type SweepPolicy,
+  type SweepResult,
   type StartCallOutcome,
   type Store,
   type StoreListener,
@@ -264,8 +266,38 @@ export class RedisStore implements Store {
 
   async deleteSession(session: string): Promise<boolean> {
     const k = keys(session);
-    const [deleted] = await this.call(() => this.redis.hDeleteSession(k.heads, k.events, k.queue, k.calls, DEPTH_KEY, INDEX_KEY, session, CHANNEL));
+    return this.deleteIfInactive(session, '');
+  }
+
+  /** Deletes a session, or with a cutoff only if it is still inactive since then (the sweep). */
+  private async deleteIfInactive(session: string, inactiveBefore: number | ''): Promise<boolean> {
+    const k = keys(session);
+    const [deleted] = await this.call(() => this.redis.hDeleteSession(k.heads, k.events, k.queue, k.calls, DEPTH_KEY, INDEX_KEY, session, CHANNEL, inactiveBefore));
     return Number(deleted) === 1;
+  }
+
+  /**
+   * One slice of retention, as a sweep (not key expiry, which could drop unacknowledged entries):
+   * sessions inactive since the cutoff come from the index by score; acknowledged entries are
+   * trimmed session by session, walking the index with ZSCAN (its cursor is the slice's cursor).
+   */
+  async sweep(policy: SweepPolicy): Promise<SweepResult> {
+    const deleted: string[] = [];
+    if (policy.inactiveBefore !== undefined) {
+      const cutoff = policy.inactiveBefore;
+      const expired = await this.call(() => this.redis.zrangebyscore(INDEX_KEY, '-inf', `(${cutoff}`, 'LIMIT', 0, policy.sessions));
+      for (const session of expired) if (await this.deleteIfInactive(session, cutoff)) deleted.push(session);
+    }
+    if (policy.ackedBefore === undefined) return { entriesRemoved: 0, deleted };
+    const cutoff = policy.ackedBefore;
+    const [next, flat] = await this.call(() => this.redis.zscan(INDEX_KEY, policy.cursor ?? '0', 'COUNT', policy.sessions));
+    let entriesRemoved = 0;
+    for (let k = 0; k < flat.length && entriesRemoved < policy.entries; k += 2) {
+      const { heads, queue } = keys(flat[k] as string);
+      const [removed] = await this.call(() => this.redis.hTrimAcked(heads, queue, cutoff, policy.entries - entriesRemoved));
+      entriesRemoved += Number(removed);
+    }
+    return next === '0' ? { entriesRemoved, deleted } : { entriesRemoved, deleted, cursor: next };
   }
 
   async queueDepth(): Promise<number> {

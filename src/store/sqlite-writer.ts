@@ -94,8 +94,29 @@ export class SqliteWriter {
     const st = this.st;
     const committedHeads = headsReader(this.db);
     const nextEpoch = nextEpochReader(this.db, this.epoch);
-    return {
+    const pendingHeads = (session: string) => this.writeHeads.get(session) ?? this.batchHeads.get(session);
+    const tx: LedgerTx = {
       nextEpoch,
+      sweepSlice: (policy) => {
+        const deleted: string[] = [];
+        if (policy.inactiveBefore !== undefined) {
+          for (const { id } of st.expired.all(policy.inactiveBefore, policy.sessions) as Array<{ id: string }>) {
+            // A session written earlier in this batch is active again.
+            if ((pendingHeads(id)?.lastEventAt ?? 0) >= policy.inactiveBefore) continue;
+            if (tx.removeSession(id)) deleted.push(id);
+          }
+        }
+        if (policy.ackedBefore === undefined) return { entriesRemoved: 0, deleted };
+        const cutoff = new Date(policy.ackedBefore).toISOString();
+        const rows = st.ackedSessions.all(policy.cursor ?? '', policy.sessions) as Array<{ id: string; committed: number }>;
+        let entriesRemoved = 0;
+        for (const [k, row] of rows.entries()) {
+          if (entriesRemoved >= policy.entries) return { entriesRemoved, deleted, cursor: (rows[k - 1] as { id: string }).id };
+          entriesRemoved += st.trimAcked.run(row.id, row.id, row.committed, cutoff, policy.entries - entriesRemoved).changes;
+        }
+        const last = rows[rows.length - 1];
+        return rows.length === policy.sessions && last ? { entriesRemoved, deleted, cursor: last.id } : { entriesRemoved, deleted };
+      },
       removeSession: (session) => {
         const existed = (this.writeHeads.get(session) ?? this.batchHeads.get(session) ?? committedHeads(session)).createdAt !== 0;
         if (!existed) return false;
@@ -132,6 +153,7 @@ export class SqliteWriter {
         st.insertQueue.run(session, q.queueSeq, q.callId, q.name, q.argsJson, q.resultJson, q.executionTimeJson, q.isError ? 1 : 0, q.receivedAt);
       },
     };
+    return tx;
   }
 }
 
@@ -146,6 +168,13 @@ function prepare(db: Database.Database) {
     deleteEvents: db.prepare('DELETE FROM events WHERE session = ?'),
     deleteQueue: db.prepare('DELETE FROM queue WHERE session = ?'),
     deleteCalls: db.prepare('DELETE FROM calls WHERE session = ?'),
+    expired: db.prepare('SELECT id FROM sessions INDEXED BY sessions_by_activity WHERE last_event_at < ? ORDER BY last_event_at ASC LIMIT ?'),
+    ackedSessions: db.prepare('SELECT id, committed FROM sessions WHERE id > ? AND committed > 0 ORDER BY id LIMIT ?'),
+    // Acknowledged and older than the cutoff, oldest first: a prefix of the session's queue.
+    trimAcked: db.prepare(
+      `DELETE FROM queue WHERE session = ? AND queue_seq IN
+         (SELECT queue_seq FROM queue WHERE session = ? AND queue_seq <= ? AND received_at < ? ORDER BY queue_seq LIMIT ?)`,
+    ),
     countDeletion: db.prepare('INSERT INTO deletions (session, count) VALUES (?, 1) ON CONFLICT (session) DO UPDATE SET count = count + 1'),
     call: db.prepare('SELECT record FROM calls WHERE session = ? AND call_id = ?'),
     putCall: db.prepare(

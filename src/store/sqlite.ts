@@ -27,6 +27,8 @@ import {
   type SessionListQuery,
   type SessionSummary,
   type StartCallInput,
+  type SweepPolicy,
+  type SweepResult,
   type StartCallOutcome,
   type Store,
   type StoreListener,
@@ -140,6 +142,12 @@ export class SqliteStore implements Store {
 
   async sessionSummary(session: string): Promise<SessionSummary | undefined> {
     return this.openReader().sessionSummary(session);
+  }
+
+  async sweep(policy: SweepPolicy): Promise<SweepResult> {
+    const op = { kind: 'sweep', session: '', policy } as const;
+    const applied = await this.write(op);
+    return applied.kind === op.kind ? applied.value : mismatch(op, applied);
   }
 
   async deleteSession(session: string): Promise<boolean> {

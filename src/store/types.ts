@@ -145,17 +145,42 @@ export interface SessionList {
 
 export type AckOutcome = { status: 'ok'; committed: number } | { status: 'beyond_head'; head: number };
 
+/**
+ * One slice of the retention sweep (docs/protocol.md section 9). Bounded: at most `sessions`
+ * sessions visited and `entries` entries removed, so that no slice holds the store for long.
+ */
+export interface SweepPolicy {
+  /** Remove acknowledged entries received before this time (ms); absent keeps them. */
+  ackedBefore?: number;
+  /** Delete sessions whose last event is before this time (ms), as DELETE does; absent deletes none. */
+  inactiveBefore?: number;
+  sessions: number;
+  entries: number;
+  /** Where the previous slice of this pass stopped; absent starts a pass. */
+  cursor?: string;
+}
+
+export interface SweepResult {
+  entriesRemoved: number;
+  /** The sessions this slice deleted (their subscribers are told). */
+  deleted: string[];
+  /** Where the next slice goes on; absent when this pass is done. */
+  cursor?: string;
+}
+
 /** One write, as plain data: what a backend applies inside its transaction (or hands to a thread). */
 export type WriteOp =
   | { kind: 'start'; session: string; input: StartCallInput }
   | { kind: 'complete'; session: string; input: CompleteCallInput }
   | { kind: 'event'; session: string; type: string; dataJson: string }
   | { kind: 'ack'; session: string; through: number }
-  | { kind: 'delete'; session: string };
+  | { kind: 'delete'; session: string }
+  | { kind: 'sweep'; session: ''; policy: SweepPolicy };
 
 interface OutcomeOf {
   /** Whether there was a session to delete. */
   delete: boolean;
+  sweep: SweepResult;
   start: StartCallOutcome;
   complete: CompleteCallOutcome;
   event: EventRecord;
@@ -210,6 +235,12 @@ export interface Store {
    * write starts it again at seq 1 with a new epoch, and its call_ids may be used again.
    */
   deleteSession(session: string): Promise<boolean>;
+  /**
+   * One bounded slice of retention: acknowledged entries older than `ackedBefore` and sessions
+   * inactive since `inactiveBefore`. Never removes an unacknowledged entry except with its
+   * session. Safe while writes arrive: a session written meanwhile is not deleted by it.
+   */
+  sweep(policy: SweepPolicy): Promise<SweepResult>;
 
   /** Registers a listener for committed writes; returns its removal. */
   listen(listener: StoreListener): () => void;

@@ -2,10 +2,12 @@
 -- and its share of the depth counter; publishes the deletion so every instance tells its
 -- subscribers. The next write creates a new epoch (HSETNX in touch).
 -- KEYS: heads, events, queue, calls, depth, index
--- ARGV: session, channel
+-- ARGV: session, channel, inactiveBefore (ms; '' for an explicit DELETE): the retention sweep
+--       deletes only a session still inactive when this runs (a write may have come meanwhile)
 -- Returns {1}, or {0} when the session did not exist (a read may have left an epoch-only heads
 -- hash: it stays, so that the epoch a subscriber saw is the one the first write keeps).
 if not redis.call('HGET', KEYS[1], 'created_at') then return {0} end
+if ARGV[3] ~= '' and tonumber(redis.call('HGET', KEYS[1], 'last_event_at') or '0') >= tonumber(ARGV[3]) then return {0} end
 local head = tonumber(redis.call('HGET', KEYS[1], 'queue_head') or '0')
 local committed = tonumber(redis.call('HGET', KEYS[1], 'committed') or '0')
 if head > committed then redis.call('DECRBY', KEYS[5], head - committed) end

@@ -2,10 +2,12 @@
 -- (redis-scripts.ts), since a Redis script cannot include another.
 --
 -- Per session (the hash tag {s} keeps a session's keys in one slot):
---   heads   HASH  event_head, queue_head, committed, epoch, created_at, last_event_at (ms)
+--   heads   HASH  event_head, queue_head, committed, epoch, created_at, last_event_at (ms),
+--                 queue_oldest (the first queue_seq still kept; absent means 1)
 --   events  HASH  seq -> "<type>\n<frame head>": the status frame's text up to its seq (the
 --                 frame is that head, the seq and "}}", joined in TypeScript by wire/frames.ts)
---   queue   HASH  queue_seq -> the entry as JSON (built whole in TypeScript)
+--   queue   HASH  queue_seq -> the entry as JSON (built whole in TypeScript), and
+--                 "t:<queue_seq>" -> when it was received (ms), for the retention sweep
 --   calls   HASH  "s\n<call_id>" -> the started call as JSON (built whole in TypeScript),
 --                 "se\n<call_id>" -> its event seq, "c\n<call_id>" -> the result's fingerprint,
 --                 "cq\n<call_id>" / "ce\n<call_id>" -> its queue seq and event seq

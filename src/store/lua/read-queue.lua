@@ -6,12 +6,13 @@ local committed = tonumber(redis.call('HGET', KEYS[1], 'committed') or '0')
 local head = tonumber(redis.call('HGET', KEYS[1], 'queue_head') or '0')
 local after = committed
 if ARGV[1] ~= '' then after = tonumber(ARGV[1]) end
--- Entries are kept until the session is deleted: the oldest kept is the first.
+-- Retention removes a prefix of acknowledged entries; queue_oldest is the first one kept.
 local oldest = 0
-if head > 0 then oldest = 1 end
+if head > 0 then oldest = tonumber(redis.call('HGET', KEYS[1], 'queue_oldest') or '1') end
+if oldest > head then oldest = 0 end
 local out = {committed, head, oldest}
-local from = after + 1
-local to = math.min(head, after + tonumber(ARGV[2]))
+local from = math.max(after + 1, oldest)
+local to = math.min(head, from + tonumber(ARGV[2]) - 1)
 if from <= to then
   local fields = {}
   for s = from, to do fields[#fields + 1] = s end

@@ -1,0 +1,19 @@
+-- Removes a session's acknowledged entries received before a cutoff, oldest first, at most a
+-- given number (a prefix of its queue: entries are acknowledged and received in queue order).
+-- KEYS: heads, queue
+-- ARGV: cutoff (ms), maxEntries
+-- Returns {removed}.
+local head = tonumber(redis.call('HGET', KEYS[1], 'queue_head') or '0')
+local committed = tonumber(redis.call('HGET', KEYS[1], 'committed') or '0')
+local oldest = tonumber(redis.call('HGET', KEYS[1], 'queue_oldest') or '1')
+local cutoff = tonumber(ARGV[1])
+local q = oldest
+local last = math.min(committed, oldest + tonumber(ARGV[2]) - 1)
+while q <= last do
+  local t = tonumber(redis.call('HGET', KEYS[2], 't:' .. q) or '0')
+  if t >= cutoff then break end
+  redis.call('HDEL', KEYS[2], q, 't:' .. q)
+  q = q + 1
+end
+if q > oldest then redis.call('HSET', KEYS[1], 'queue_oldest', q) end
+return {q - oldest}
