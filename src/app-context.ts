@@ -2,6 +2,7 @@
 import type { Authenticator } from './auth/authenticator.js';
 import type { Config } from './config.js';
 import type { Hub } from './hub/hub.js';
+import type { SessionWatch } from './hub/session-watch.js';
 import type { Metrics } from './metrics.js';
 import type { QueueWatch } from './store/queue-watch.js';
 import type { Retention } from './store/retention.js';
@@ -15,6 +16,8 @@ export interface AppContext {
   queueWatch: QueueWatch;
   /** The stream's fan-out, shared by every stream route. */
   hub: Hub;
+  /** The stream's watch_sessions. */
+  sessionWatch: SessionWatch;
   /** The background retention sweep (HOROLOGIUM_RETAIN_ACKED, HOROLOGIUM_SESSION_TTL). */
   retention: Retention;
 }

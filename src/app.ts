@@ -21,6 +21,7 @@ import { sessionRoutes } from './routes/sessions.js';
 import { sseRoutes } from './routes/sse.js';
 import { streamRoutes } from './routes/stream.js';
 import { Hub } from './hub/hub.js';
+import { SessionWatch } from './hub/session-watch.js';
 import { createStore } from './store/index.js';
 import { QueueWatch } from './store/queue-watch.js';
 import { Retention } from './store/retention.js';
@@ -90,7 +91,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     metrics.retentionSessionsRemoved.inc(slice.sessionsRemoved);
   });
   retention.start(config.retentionIntervalMs);
-  const ctx: AppContext = { config, authenticator, store, metrics, queueWatch, hub, retention };
+  const sessionWatch = new SessionWatch(store);
+  const ctx: AppContext = { config, authenticator, store, metrics, queueWatch, hub, sessionWatch, retention };
   app.decorate('horologium', ctx);
   app.decorateRequest('logContext', null as unknown as RequestLogContext);
 
@@ -168,6 +170,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   app.addHook('preClose', async () => {
     queueWatch.close();
+    sessionWatch.close();
     await retention.stop();
   });
   app.addHook('onClose', async () => {

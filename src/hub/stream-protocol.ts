@@ -10,8 +10,16 @@ import { coversSession, hasScope, type Principal } from '../auth/principal.js';
 import { StreamAuth } from '../auth/stream-auth.js';
 import type { FrameErrorCode } from '../errors.js';
 import { refreshedFrame, HEARTBEAT } from '../wire/frames.js';
-import { authMessageSchema, SESSION_ID, subscribeMessageSchema, unsubscribeMessageSchema } from '../wire/schemas.js';
+import {
+  authMessageSchema,
+  SESSION_ID,
+  subscribeMessageSchema,
+  unsubscribeMessageSchema,
+  unwatchSessionsMessageSchema,
+  watchSessionsMessageSchema,
+} from '../wire/schemas.js';
 import type { Connection } from './connection.js';
+import type { SessionWatch } from './session-watch.js';
 
 export interface SubscribeRequest {
   method: 'subscribe';
@@ -23,7 +31,9 @@ export interface SubscribeRequest {
 export type StreamRequest =
   | SubscribeRequest
   | { method: 'unsubscribe'; session: string }
-  | { method: 'auth' | 'refresh'; token: string };
+  | { method: 'auth' | 'refresh'; token: string }
+  | { method: 'watch_sessions'; prefix?: string }
+  | { method: 'unwatch_sessions' };
 
 /** A message that is not a request, with the error frame that answers it. */
 export interface RequestError {
@@ -34,7 +44,7 @@ export interface RequestError {
   session?: string;
 }
 
-const METHODS = 'subscribe, unsubscribe, auth, refresh';
+const METHODS = 'subscribe, unsubscribe, auth, refresh, watch_sessions, unwatch_sessions';
 
 /** Parses one client text message. */
 export function parseMessage(text: string): StreamRequest | RequestError {
@@ -65,6 +75,17 @@ export function parseMessage(text: string): StreamRequest | RequestError {
       const parsed = authMessageSchema.safeParse(message);
       if (!parsed.success) return { error: 'INVALID_MESSAGE', method, message: `${method} needs params.token` };
       return { method, token: parsed.data.params.token };
+    }
+    case 'watch_sessions': {
+      const parsed = watchSessionsMessageSchema.safeParse(message);
+      if (!parsed.success) return { error: 'INVALID_MESSAGE', method, message: 'watch_sessions takes an optional params.prefix of 1 to 128 characters' };
+      const prefix = parsed.data.params?.prefix;
+      return { method, ...(prefix === undefined ? {} : { prefix }) };
+    }
+    case 'unwatch_sessions': {
+      const parsed = unwatchSessionsMessageSchema.safeParse(message);
+      if (!parsed.success) return { error: 'INVALID_MESSAGE', method, message: 'unwatch_sessions takes no params' };
+      return { method };
     }
     default:
       return { error: 'UNKNOWN_METHOD', message: `methods: ${METHODS}` };
@@ -112,6 +133,7 @@ export class StreamProtocol {
   constructor(
     private readonly connection: Connection,
     private readonly authenticator: Authenticator,
+    private readonly sessionWatch: SessionWatch,
     /** The principal the upgrade's token gave, or undefined when `auth` must come first. */
     principal: Principal | undefined,
     /** The upgrade URL's subscription, made once the connection is authenticated. */
@@ -130,6 +152,7 @@ export class StreamProtocol {
 
   dispose(): void {
     this.auth.dispose();
+    this.sessionWatch.unwatch(this.connection);
   }
 
   private submit(request: StreamRequest | RequestError): void {
@@ -162,6 +185,17 @@ export class StreamProtocol {
         return connection.unsubscribe(request.session);
       case 'refresh':
         return this.refresh(request.token);
+      case 'watch_sessions': {
+        const { auth } = this;
+        this.sessionWatch.watch(connection, {
+          ...(request.prefix === undefined ? {} : { prefix: request.prefix }),
+          covers: (session) => auth.principal !== undefined && coversSession(auth.principal, session),
+        });
+        return;
+      }
+      case 'unwatch_sessions':
+        this.sessionWatch.unwatch(connection);
+        return;
       case 'auth':
         if (!this.authenticator.enabled) return connection.sendError('AUTH_NOT_CONFIGURED', 'this server runs without auth; no token is needed');
         return connection.sendError('INVALID_MESSAGE', 'this socket is already authenticated; use refresh for a new token');

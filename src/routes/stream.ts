@@ -17,7 +17,7 @@ import { WsTransport } from '../hub/ws-transport.js';
 const MAX_CLIENT_FRAME = 64 * 1024;
 
 export async function streamRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const { config, authenticator, hub } = ctx;
+  const { config, authenticator, hub, sessionWatch } = ctx;
   const perAddress = new Map<string, number>();
   /** The upgrade URL's subscription, parsed at admission and taken by the handler. */
   const querySubscription = new WeakMap<FastifyRequest, SubscribeRequest>();
@@ -54,7 +54,7 @@ export async function streamRoutes(app: FastifyInstance, ctx: AppContext): Promi
       maxSubscriptions: config.maxSubscriptions,
     });
     hub.attach(connection);
-    const protocol = new StreamProtocol(connection, authenticator, request.principal, querySubscription.get(request));
+    const protocol = new StreamProtocol(connection, authenticator, sessionWatch, request.principal, querySubscription.get(request));
     ws.on('close', () => {
       connection.dispose();
       protocol.dispose();

@@ -66,5 +66,10 @@ export function refreshedFrame(exp: number | null): string {
   return JSON.stringify({ method: 'refreshed', result: { exp } });
 }
 
+/** A change of a watched session (section 9): its summary, or `{session, deleted: true}`. */
+export function sessionFrame(result: object): string {
+  return JSON.stringify({ method: 'session', result });
+}
+
 /** The heartbeat text message, both ways. */
 export const HEARTBEAT = '💓';

@@ -220,6 +220,24 @@ export const unsubscribeMessageSchema = z
   .object({ method: z.literal('unsubscribe'), params: z.object({ session: sessionId }) })
   .meta({ title: 'UnsubscribeMessage' });
 
+export const watchSessionsMessageSchema = z
+  .object({
+    method: z.literal('watch_sessions'),
+    params: z.object({ prefix: z.string().min(1).max(128).optional() }).optional(),
+  })
+  .meta({ title: 'WatchSessionsMessage' });
+
+export const unwatchSessionsMessageSchema = z
+  .object({ method: z.literal('unwatch_sessions'), params: z.object({}).optional() })
+  .meta({ title: 'UnwatchSessionsMessage' });
+
+export const sessionFrameSchema = z
+  .object({
+    method: z.literal('session'),
+    result: z.union([sessionSummarySchema, z.object({ session: z.string(), deleted: z.literal(true) })]),
+  })
+  .meta({ title: 'SessionFrame' });
+
 export const authMessageSchema = z
   .object({ method: z.enum(['auth', 'refresh']), params: z.object({ token: z.string().min(1) }) })
   .meta({ title: 'AuthMessage' });
@@ -251,4 +269,7 @@ export const PUBLISHED = {
   'subscribe-message': subscribeMessageSchema,
   'unsubscribe-message': unsubscribeMessageSchema,
   'auth-message': authMessageSchema,
+  'watch-sessions-message': watchSessionsMessageSchema,
+  'unwatch-sessions-message': unwatchSessionsMessageSchema,
+  'session-frame': sessionFrameSchema,
 } as const;
