@@ -11,7 +11,7 @@ import { WebSocket } from 'ws';
 
 export interface Target {
   name: string;
-  protocol: 'ws' | 'socket.io';
+  protocol: 'ws' | 'socket.io' | 'sse';
   subscribePort: number;
   postPort: number;
   /** The server processes whose CPU time is charged to the delivered frames, if known. */
@@ -56,6 +56,7 @@ function isSocketIoStatus(data: Buffer): boolean {
  */
 export function subscribe(target: Target, session: string, onStatus: OnStatus): Promise<Subscriber> {
   const port = target.subscribePort;
+  if (target.protocol === 'sse') return subscribeSse(port, session, onStatus);
   return new Promise((resolve, reject) => {
     const socketIo = target.protocol === 'socket.io';
     const url = socketIo
@@ -79,6 +80,31 @@ export function subscribe(target: Target, session: string, onStatus: OnStatus): 
       if (isStatus(data)) onStatus(data);
       else if (!ready && data[12] === 0x75) done();
     });
+  });
+}
+
+/**
+ * One Server-Sent Events reader of Horologium's /sse stream, on a connection of its own. Records are
+ * split on their blank line; a record that starts with `id:` is a status event.
+ */
+function subscribeSse(port: number, session: string, onStatus: OnStatus): Promise<Subscriber> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: `/v1/sessions/${session}/sse`, agent: false }, (res) => {
+      let pending = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        pending += chunk;
+        let end: number;
+        while ((end = pending.indexOf('\n\n')) >= 0) {
+          const record = pending.slice(0, end);
+          pending = pending.slice(end + 2);
+          if (record.startsWith('id:')) onStatus(Buffer.from(record.slice(record.indexOf('\ndata: ') + 7)));
+          else if (record.startsWith('event: subscribed')) resolve({ close: () => req.destroy() });
+        }
+      });
+    });
+    req.on('error', reject);
+    req.end();
   });
 }
 

@@ -40,6 +40,14 @@ const sessionParam = {
   required: true,
   schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$' },
 };
+const lastEventId = {
+  name: 'Last-Event-ID',
+  in: 'header',
+  required: false,
+  description: 'Where to resume: <epoch>:<seq> or <seq> (what EventSource sends); wins over since and epoch.',
+  schema: { type: 'string' },
+};
+const eventStream = (description: string) => ({ description, content: { 'text/event-stream': { schema: { type: 'string' } } } });
 const errors = {
   '400': { description: 'Invalid JSON, body, id or query', ...json('error-reply') },
   '401': { description: 'No or invalid token', ...json('error-reply') },
@@ -56,7 +64,7 @@ const post = (summary: string, body: Name, replies: Record<string, unknown>) => 
     responses: { ...replies, ...errors },
   },
 });
-const queryParams = (name: 'queue-query' | 'events-query') => {
+const queryParams = (name: 'queue-query' | 'events-query' | 'sessions-query' | 'sse-query') => {
   const schema = jsonSchemas()[name] as { properties: Record<string, unknown> };
   return Object.entries(schema.properties).map(([key, s]) => ({ name: key, in: 'query', required: false, schema: s }));
 };
@@ -104,6 +112,47 @@ export function openApiDocument(): Record<string, unknown> {
         '200': { description: 'Committed cursor', ...json('ack-reply') },
         '409': { description: 'ACK_BEYOND_HEAD', ...json('error-reply') },
       }),
+      '/v1/sessions': {
+        get: {
+          summary: 'List the sessions the token covers, most recently active first',
+          parameters: queryParams('sessions-query'),
+          responses: { '200': { description: 'A page of sessions', ...json('sessions-reply') }, ...errors },
+        },
+      },
+      '/v1/sessions/{session}': {
+        get: {
+          summary: 'One session',
+          parameters: [sessionParam],
+          responses: { '200': { description: 'Its summary', ...json('session-summary') }, '404': { description: 'SESSION_NOT_FOUND', ...json('error-reply') }, ...errors },
+        },
+        delete: {
+          summary: 'Delete a session: its events, queue and call records (scope admin)',
+          parameters: [sessionParam],
+          responses: { '200': { description: 'Deleted', ...json('session-deleted-reply') }, '404': { description: 'SESSION_NOT_FOUND', ...json('error-reply') }, ...errors },
+        },
+      },
+      '/v1/sessions/{session}/sse': {
+        get: {
+          summary: 'The status stream as Server-Sent Events (docs/protocol.md section 10)',
+          parameters: [sessionParam, ...queryParams('sse-query'), lastEventId],
+          responses: { '200': eventStream('subscribed, then status events (id: <epoch>:<seq>)'), ...errors },
+        },
+      },
+      '/v1/sessions/{session}/ag-ui': {
+        get: {
+          summary: 'The session as AG-UI events over SSE (docs/protocol.md section 11)',
+          parameters: [sessionParam, ...queryParams('sse-query'), lastEventId],
+          responses: { '200': eventStream('RUN_STARTED, then AG-UI events'), ...errors },
+        },
+      },
+      '/v1/ag-ui': {
+        post: {
+          summary: "AG-UI's HttpAgent endpoint: a RunAgentInput whose threadId is the session (docs/protocol.md section 11)",
+          parameters: [lastEventId],
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['threadId', 'runId', 'messages'], description: 'An AG-UI RunAgentInput; forwardedProps.since and forwardedProps.epoch say where to start.' } } } },
+          responses: { '200': eventStream('RUN_STARTED, then AG-UI events'), ...errors },
+        },
+      },
       '/v1/stream': {
         get: {
           summary: 'WebSocket status stream (see docs/protocol.md section 5)',
