@@ -92,6 +92,7 @@ try {
     try {
       const url = `redis://127.0.0.1:${port}`;
       const probe = new Redis(url, { lazyConnect: true, retryStrategy: () => 50 });
+      probe.on('error', () => undefined); // refused until redis-server listens
       for (let k = 0; k < 100; k++) if (await probe.connect().then(() => true, () => false)) break;
       const redis = new RedisStore(url, { historySize: 1000 });
       await redis.open();
