@@ -2,7 +2,7 @@
  * No Docker engine runs here, so the image's start command and the compose file are checked
  * statically, and the start command itself is run: the built server starts and answers.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import t from 'tap';
 import { parse } from 'yaml';
 import { loadConfig } from '../src/config.js';
@@ -20,6 +20,24 @@ t.test('Dockerfile runs the built server directly', async (t) => {
   t.equal(pkg.main, 'dist/server.js', 'the build emits what CMD runs');
   t.match(read('tsconfig.build.json'), /"rootDir": "src"/, 'src/server.ts → dist/server.js');
   t.ok(existsSync(new URL('package-lock.json', root)), 'npm ci needs the lock file');
+});
+
+t.test('the build carries every file the server reads at run time, in the image too', async (t) => {
+  const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
+  const copied = [...read('scripts/copy-assets.mjs').matchAll(/'([a-z/]+)'/g)].map((m) => m[1] as string).filter((d) => d.includes('/') || d === 'store');
+  const assets: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of readdirSync(new URL(`src/${dir}`, root), { withFileTypes: true })) {
+      const rel = dir === '' ? e.name : `${dir}/${e.name}`;
+      if (e.isDirectory()) walk(rel);
+      else if (!e.name.endsWith('.ts')) assets.push(rel);
+    }
+  };
+  walk('');
+  t.ok(assets.length > 0, `${assets.length} files beside the TypeScript (the Lua scripts)`);
+  for (const asset of assets) t.ok(copied.some((d) => asset.startsWith(`${d}/`)), `src/${asset} is copied to dist/ by scripts/copy-assets.mjs`);
+  const docker = read('Dockerfile');
+  for (const m of pkg.scripts.build!.matchAll(/node (\S+)/g)) t.match(docker, new RegExp(`COPY ${m[1]!.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} `), `the image's build stage has ${m[1]}`);
 });
 
 /** A compose service's environment with `${VAR:-default}` taken at its default, as a fresh shell would. */
