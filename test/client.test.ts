@@ -1,24 +1,13 @@
 /** The TypeScript client in Node against a real server that is stopped and started again. */
-import { join } from 'node:path';
 import t from 'tap';
 import WebSocket from 'ws';
-import { buildApp } from '../src/app.js';
 import { HorologiumClient, type StatusEvent, type SubscribedInfo } from '../src/client/index.js';
-import { testConfig } from '../src/config.js';
-import { client, tempDir } from './helpers/server.js';
+import { restartableServer } from './helpers/server.js';
 import { until } from './helpers/wait.js';
-import { freePort } from './helpers/process.js';
 
 t.test('reconnects, resumes from its last seq, and sees every event exactly once', async (t) => {
-  const port = await freePort();
-  const config = testConfig({ store: `sqlite:${join(tempDir(t), 'c.db')}`, port });
-  const start = async () => {
-    const app = await buildApp(config);
-    await app.listen({ port, host: '127.0.0.1' });
-    return app;
-  };
-  const api = client(`http://127.0.0.1:${port}`);
-  let app = await start();
+  const server = await restartableServer(t);
+  const { api, port } = server;
   for (let k = 1; k <= 3; k++) await api.post('/v1/sessions/cs/events', { type: 'n', data: { k } });
   const events: StatusEvent[] = [];
   const subscribed: SubscribedInfo[] = [];
@@ -32,9 +21,7 @@ t.test('reconnects, resumes from its last seq, and sees every event exactly once
   t.teardown(() => c.close());
   c.subscribe('cs', 0);
   await until(() => events.length === 3);
-  await app.close();
-  app = await start();
-  t.teardown(() => app.close());
+  await server.restart();
   for (let k = 4; k <= 6; k++) await api.post('/v1/sessions/cs/events', { type: 'n', data: { k } });
   await until(() => events.length >= 6);
   await new Promise((r) => setTimeout(r, 200));
@@ -45,17 +32,10 @@ t.test('reconnects, resumes from its last seq, and sees every event exactly once
 });
 
 t.test('with a token: auth first on every connection, a fresh token each time', async (t) => {
-  const port = await freePort();
   const tokens = [{ token: 'client-subscribe-0123456789', scopes: ['subscribe' as const], sessions: ['ct'] }, { token: 'client-admin-0123456789012', scopes: ['admin' as const], sessions: ['*'] }];
-  const config = testConfig({ store: `sqlite:${join(tempDir(t), 't.db')}`, port, auth: { tokens, open: false }, rateLimit: 0 });
-  const start = async () => {
-    const app = await buildApp(config);
-    await app.listen({ port, host: '127.0.0.1' });
-    return app;
-  };
-  const api = client(`http://127.0.0.1:${port}`);
+  const server = await restartableServer(t, { auth: { tokens, open: false }, rateLimit: 0 });
+  const { api, port } = server;
   const admin = { authorization: 'Bearer client-admin-0123456789012' };
-  let app = await start();
   let asked = 0;
   const events: StatusEvent[] = [];
   const c = new HorologiumClient({
@@ -72,9 +52,7 @@ t.test('with a token: auth first on every connection, a fresh token each time', 
   c.subscribe('ct', 0);
   await api.post('/v1/sessions/ct/events', { type: 'n', data: { k: 1 } }, admin);
   await until(() => events.length === 1);
-  await app.close();
-  app = await start();
-  t.teardown(() => app.close());
+  await server.restart();
   await api.post('/v1/sessions/ct/events', { type: 'n', data: { k: 2 } }, admin);
   await until(() => events.length === 2);
   t.same(events.map((e) => e.seq), [1, 2]);

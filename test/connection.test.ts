@@ -8,6 +8,7 @@ import { Connection } from '../src/hub/connection.js';
 import { Hub } from '../src/hub/hub.js';
 import type { Outgoing, Transport } from '../src/hub/transport.js';
 import { MemoryStore } from '../src/store/memory.js';
+import { StoreUnavailableError } from '../src/store/types.js';
 import { until } from './helpers/wait.js';
 
 class FakeTransport implements Transport {
@@ -105,5 +106,27 @@ t.test('a subscription ended by the server is told why', async (t) => {
   await connection.subscribe('s', undefined, undefined);
   hub.endSession('s', 'deleted');
   t.same(transport.sent.map((m) => m.method), ['subscribed', 'unsubscribed']);
+  t.same(connection.sessions(), []);
+});
+
+t.test('a subscribe that cannot read the store: an error frame naming the session, no subscription', async (t) => {
+  const store = new MemoryStore({ historySize: 10 });
+  store.readEvents = async () => {
+    throw new StoreUnavailableError('down');
+  };
+  const hub = new Hub(store, 60_000);
+  t.teardown(() => hub.closeAll());
+  const transport = new FakeTransport();
+  const frames: string[] = [];
+  const send = transport.send.bind(transport);
+  transport.send = (message, epoch) => {
+    frames.push(message.frame);
+    send(message, epoch);
+  };
+  const connection = new Connection(transport, store, hub, { maxBufferedBytes: 1 << 20, maxSubscriptions: 10 });
+  await connection.subscribe('s', 0, undefined);
+  t.same(frames.map((f) => JSON.parse(f)), [
+    { method: 'error', result: { code: 'STORE_UNAVAILABLE', message: 'the store is unreachable; subscribe again shortly', session: 's' } },
+  ]);
   t.same(connection.sessions(), []);
 });

@@ -3,13 +3,9 @@
  * `eventsource` package, which reconnects by itself with Last-Event-ID), and raw HTTP reads.
  */
 import { connect as connectTcp } from 'node:net';
-import { join } from 'node:path';
 import { EventSource } from 'eventsource';
 import t from 'tap';
-import { buildApp } from '../src/app.js';
-import { testConfig } from '../src/config.js';
-import { freePort } from './helpers/process.js';
-import { client, startServer, tempDir } from './helpers/server.js';
+import { restartableServer, startServer } from './helpers/server.js';
 import { until } from './helpers/wait.js';
 
 const event = (k: number) => ({ type: 'note', data: { k } });
@@ -75,15 +71,8 @@ t.test('Last-Event-ID (both forms) and ?epoch decide where to resume; a foreign 
 });
 
 t.test('EventSource reconnects after a restart and resumes with Last-Event-ID: no gap, no duplicate', async (t) => {
-  const port = await freePort();
-  const config = testConfig({ store: `sqlite:${join(tempDir(t), 'sse.db')}`, port });
-  const start = async () => {
-    const app = await buildApp(config);
-    await app.listen({ port, host: '127.0.0.1' });
-    return app;
-  };
-  const api = client(`http://127.0.0.1:${port}`);
-  let app = await start();
+  const server = await restartableServer(t);
+  const { api, port } = server;
   for (let k = 1; k <= 3; k++) await api.post('/v1/sessions/es/events', event(k));
   const seqs: number[] = [];
   const ids: string[] = [];
@@ -96,9 +85,7 @@ t.test('EventSource reconnects after a restart and resumes with Last-Event-ID: n
     ids.push(e.lastEventId);
   });
   await until(() => seqs.length === 3, 'the replay');
-  await app.close();
-  app = await start();
-  t.teardown(() => app.close());
+  await server.restart();
   for (let k = 4; k <= 6; k++) await api.post('/v1/sessions/es/events', event(k));
   await until(() => seqs.length >= 6 && subscribed.length === 2, 'the events after the restart');
   await new Promise((r) => setTimeout(r, 200));
@@ -144,4 +131,27 @@ t.test('auth: a token by header or ?token=, 401 without', async (t) => {
   t.equal(viaQuery.status, 200);
   const viaHeader = await readSse(`${srv.url}/v1/sessions/mine/sse`, { authorization: `Bearer ${tokens[0]!.token}` }, (x) => x.includes('subscribed'));
   t.equal(viaHeader.status, 200);
+});
+
+t.test('a concurrent burst while the replay runs: every seq once, in order', async (t) => {
+  const srv = await startServer(t);
+  for (let k = 1; k <= 300; k++) await srv.post('/v1/sessions/burst/events', event(k));
+  const reading = readSse(`${srv.url}/v1/sessions/burst/sse?since=0`, {}, (text) => text.includes('"seq":600}'));
+  // 300 more, many in flight at once, while the replay of the first 300 is being sent.
+  await Promise.all(Array.from({ length: 300 }, (_, k) => srv.post('/v1/sessions/burst/events', event(301 + k))));
+  const { text } = await reading;
+  const seqs = [...text.matchAll(/^id: [^:\n]+:(\d+)$/gm)].map((m) => Number(m[1]));
+  t.same(seqs, Array.from({ length: 600 }, (_, k) => k + 1), 'no gap, no duplicate between replay and live');
+});
+
+t.test('shutdown ends every SSE response (the client resumes elsewhere)', async (t) => {
+  const server = await restartableServer(t);
+  await server.api.post('/v1/sessions/bye/events', event(1));
+  const reading = readSse(`${server.url}/v1/sessions/bye/sse?since=0`, {}, () => false);
+  await new Promise((r) => setTimeout(r, 200));
+  const started = Date.now();
+  await server.restart();
+  const { text } = await reading;
+  t.match(text, /event: subscribed/, 'it was streaming');
+  t.ok(Date.now() - started < 3000, `the response ended with the shutdown (${Date.now() - started} ms), not at a timeout`);
 });

@@ -134,7 +134,9 @@ export class Connection {
       page = await this.store.readEvents(session, since ?? 0, since === undefined ? 0 : REPLAY_PAGE);
     } catch (err) {
       this.drop(sub);
-      throw err;
+      if (!(err instanceof StoreUnavailableError)) throw err;
+      this.sendError('STORE_UNAVAILABLE', 'the store is unreachable; subscribe again shortly', session);
+      return;
     }
     const start = resumePoint(page, since, epoch);
     sub.epoch = page.epoch;

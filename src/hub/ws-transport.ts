@@ -33,8 +33,8 @@ const CLOSE_GRACE_MS = 30_000;
 /** The heartbeat message, encoded once for every connection. */
 const HEARTBEAT_MESSAGE = new Outgoing('heartbeat', HEARTBEAT);
 
-/** One complete WebSocket text frame carrying `payload`. */
-export function textFrame(payload: Buffer): Buffer {
+/** The encoding of one text message: a complete RFC 6455 frame (final, text, unmasked) carrying `payload`. */
+export function encodeTextMessage(payload: Buffer): Buffer {
   return Buffer.concat(Sender.frame(payload, TEXT));
 }
 
@@ -62,7 +62,7 @@ export class WsTransport implements Transport {
 
   send(message: Outgoing): void {
     if (!this.open) return;
-    this.socket?.write(message.encoded(ENCODING, () => textFrame(Buffer.from(message.frame))));
+    this.socket?.write(message.encoded(ENCODING, () => encodeTextMessage(Buffer.from(message.frame))));
   }
 
   drained(): Promise<void> {

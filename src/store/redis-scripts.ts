@@ -15,8 +15,8 @@ export const SCRIPTS = {
   hStartCall: { numberOfKeys: 4, lua: withLib('start-call') },
   hCompleteCall: { numberOfKeys: 6, lua: withLib('complete-call') },
   hAck: { numberOfKeys: 2, lua: read('ack') },
-  hReadEvents: { numberOfKeys: 2, lua: read('read-events') },
-  hReadQueue: { numberOfKeys: 2, lua: read('read-queue') },
+  hReadEvents: { numberOfKeys: 2, lua: withLib('read-events') },
+  hReadQueue: { numberOfKeys: 2, lua: withLib('read-queue') },
   hDeleteSession: { numberOfKeys: 6, lua: read('delete-session') },
   hTrimAcked: { numberOfKeys: 2, lua: read('trim-acked') },
 } as const;

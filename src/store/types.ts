@@ -1,3 +1,4 @@
+import type { SessionSummary } from '../wire/sessions.js';
 import type { ToolCompletedFields } from '../wire/tool-events.js';
 
 /**
@@ -116,18 +117,8 @@ export interface QueuePage {
   entries: QueueEntry[];
 }
 
-/** One session as the sessions list shows it (docs/protocol.md section 9). */
-export interface SessionSummary {
-  session: string;
-  epoch: string;
-  head: number;
-  oldest: number;
-  queueHead: number;
-  committed: number;
-  /** ms since the epoch: the session's first write, and its last event (its activity). */
-  createdAt: number;
-  lastEventAt: number;
-}
+/** One session as the sessions list shows it (its JSON is built by wire/sessions.ts). */
+export type { SessionSummary };
 
 export interface SessionListQuery {
   limit: number;

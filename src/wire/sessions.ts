@@ -1,5 +1,5 @@
-/** The sessions list's JSON (docs/protocol.md section 9): a summary with its times as ISO 8601. */
-export interface SummaryFields {
+/** One session as the sessions list shows it (docs/protocol.md section 9); times in ms. */
+export interface SessionSummary {
   session: string;
   epoch: string;
   head: number;
@@ -10,7 +10,8 @@ export interface SummaryFields {
   lastEventAt: number;
 }
 
-export function sessionSummaryJson(s: SummaryFields) {
+/** Its JSON: the members in the protocol's order, times as ISO 8601. */
+export function sessionSummaryJson(s: SessionSummary) {
   return {
     session: s.session,
     epoch: s.epoch,

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Test } from 'tap';
 import { buildApp } from '../../src/app.js';
 import { testConfig, type Config } from '../../src/config.js';
+import { freePort } from './process.js';
 
 export interface Running {
   app: FastifyInstance;
@@ -67,4 +68,35 @@ export async function startServer(t: Test, overrides: Partial<Config> = {}): Pro
   if (address === null || typeof address === 'string') throw new Error('no address');
   const url = `http://127.0.0.1:${address.port}`;
   return { app, url, config, ...client(url) };
+}
+
+export interface Restartable {
+  port: number;
+  url: string;
+  api: ReturnType<typeof client>;
+  /** Stops the server and starts a new one on the same port and store: a restart, as clients see it. */
+  restart(): Promise<void>;
+}
+
+/** A server on a fixed free port and a sqlite file of its own, that a test can restart. */
+export async function restartableServer(t: Test, overrides: Partial<Config> = {}): Promise<Restartable> {
+  const port = await freePort();
+  const config = testConfig({ store: `sqlite:${join(tempDir(t), 'restartable.db')}`, ...overrides, port });
+  const start = async () => {
+    const app = await buildApp(config);
+    await app.listen({ port, host: '127.0.0.1' });
+    return app;
+  };
+  let app = await start();
+  t.teardown(() => app.close());
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    port,
+    url,
+    api: client(url),
+    async restart() {
+      await app.close();
+      app = await start();
+    },
+  };
 }

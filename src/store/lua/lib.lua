@@ -1,4 +1,4 @@
--- Functions shared by the write scripts; prepended to each of them when they are loaded
+-- Functions shared by the scripts; prepended to each script that uses them when they are loaded
 -- (redis-scripts.ts), since a Redis script cannot include another.
 --
 -- Per session (the hash tag {s} keeps a session's keys in one slot):
@@ -39,4 +39,18 @@ end
 -- The call record's fields, in the order the TypeScript side reads them.
 local function call_fields(calls, call_id)
   return redis.call('HMGET', calls, 's\n' .. call_id, 'se\n' .. call_id, 'c\n' .. call_id, 'cq\n' .. call_id, 'ce\n' .. call_id)
+end
+
+-- Appends seq, value pairs for the seqs from..to of a seq-keyed hash (contiguous: one HMGET);
+-- seqs with no value (removed by retention) are left out.
+local function append_range(out, key, from, to)
+  local fields = {}
+  for s = from, to do fields[#fields + 1] = s end
+  local items = redis.call('HMGET', key, unpack(fields))
+  for i = 1, #items do
+    if items[i] then
+      out[#out + 1] = from + i - 1
+      out[#out + 1] = items[i]
+    end
+  end
 end

@@ -14,14 +14,6 @@ local out = {epoch, head, oldest}
 local from = math.max(tonumber(ARGV[1]) + 1, oldest)
 local to = math.min(head, from + tonumber(ARGV[2]) - 1)
 if from <= to and oldest > 0 then
-  local fields = {}
-  for s = from, to do fields[#fields + 1] = s end
-  local items = redis.call('HMGET', KEYS[2], unpack(fields))
-  for i = 1, #items do
-    if items[i] then
-      out[#out + 1] = from + i - 1
-      out[#out + 1] = items[i]
-    end
-  end
+  append_range(out, KEYS[2], from, to)
 end
 return out
