@@ -112,7 +112,7 @@ export const environmentSchema = z.object({
   HOROLOGIUM_RATE_LIMIT: integer('HOROLOGIUM_RATE_LIMIT', 0, 10_000_000).default(1000),
   HOROLOGIUM_RETAIN_ACKED: duration('HOROLOGIUM_RETAIN_ACKED').default(86_400_000),
   HOROLOGIUM_SESSION_TTL: duration('HOROLOGIUM_SESSION_TTL').default(0),
-  HOROLOGIUM_RETENTION_INTERVAL: duration('HOROLOGIUM_RETENTION_INTERVAL').default(60_000),
+  HOROLOGIUM_RETENTION_INTERVAL: duration('HOROLOGIUM_RETENTION_INTERVAL').optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
 });
 
@@ -140,11 +140,20 @@ export interface Config {
   retainAckedMs: number;
   /** A session with no event for this long (ms) is deleted; 0 turns it off. */
   sessionTtlMs: number;
-  /** How often the retention sweep runs (ms); 0 turns the background sweep off. */
+  /**
+   * How often the retention sweep runs (ms); 0 turns the background sweep off. Unset: a quarter of
+   * the shortest retention setting, from 250 ms to 60 s, so that a short TTL is honoured on time.
+   */
   retentionIntervalMs: number;
   /** Proxies whose X-Forwarded-For gives the client address (addresses, CIDRs or proxy-addr names). */
   trustProxy: string[];
   logLevel: (typeof LOG_LEVELS)[number];
+}
+
+/** A quarter of the shortest retention setting that is on, from 250 ms to 60 s. */
+export function defaultRetentionInterval(...settingsMs: number[]): number {
+  const on = settingsMs.filter((ms) => ms > 0);
+  return on.length === 0 ? 60_000 : Math.min(60_000, Math.max(250, Math.min(...on) / 4));
 }
 
 export class ConfigError extends Error {
@@ -201,7 +210,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     rateLimit: e.HOROLOGIUM_RATE_LIMIT,
     retainAckedMs: e.HOROLOGIUM_RETAIN_ACKED,
     sessionTtlMs: e.HOROLOGIUM_SESSION_TTL,
-    retentionIntervalMs: e.HOROLOGIUM_RETENTION_INTERVAL,
+    retentionIntervalMs: e.HOROLOGIUM_RETENTION_INTERVAL ?? defaultRetentionInterval(e.HOROLOGIUM_RETAIN_ACKED, e.HOROLOGIUM_SESSION_TTL),
     trustProxy: e.HOROLOGIUM_TRUST_PROXY ?? [],
     logLevel: e.LOG_LEVEL,
   };

@@ -102,6 +102,10 @@ t.test('retention durations: 0 or a number with ms, s, m, h or d; anything else 
   for (const bad of ['24', '1 h', '-1h', 'h', '1y', '1.h', '0s5']) {
     t.throws(() => loadConfig({ ...base, HOROLOGIUM_SESSION_TTL: bad }), { message: /HOROLOGIUM_SESSION_TTL: HOROLOGIUM_SESSION_TTL must be 0 or a non-negative number followed by ms, s, m, h or d/ }, bad);
   }
+  t.equal(loadConfig(base).retentionIntervalMs, 60_000, 'the sweep runs every minute with the defaults');
+  t.equal(loadConfig({ ...base, HOROLOGIUM_SESSION_TTL: '2s' }).retentionIntervalMs, 500, 'a quarter of a short TTL');
+  t.equal(loadConfig({ ...base, HOROLOGIUM_SESSION_TTL: '100ms' }).retentionIntervalMs, 250, 'at least 250 ms');
+  t.equal(loadConfig({ ...base, HOROLOGIUM_SESSION_TTL: '2s', HOROLOGIUM_RETENTION_INTERVAL: '0' }).retentionIntervalMs, 0, 'unless set');
   const r = await runToExit({ ...base, HOROLOGIUM_RETAIN_ACKED: 'forever' });
   t.equal(r.code, 2);
   t.match(r.output, /HOROLOGIUM_RETAIN_ACKED: HOROLOGIUM_RETAIN_ACKED must be 0 or a non-negative number/);

@@ -1,6 +1,8 @@
 /** Sessions over HTTP and the stream (docs/protocol.md section 9) against a real server on sqlite. */
+import { join } from 'node:path';
 import t from 'tap';
-import { startServer } from './helpers/server.js';
+import { spawnServer } from './helpers/process.js';
+import { client, startServer, tempDir } from './helpers/server.js';
 import { connect } from './helpers/ws-client.js';
 
 const event = (k: number) => ({ type: 'note', data: { k } });
@@ -79,4 +81,18 @@ t.test('DELETE: admin only; subscribers are told; a later write starts at seq 1 
   t.match(first.result, { seq: 1, data: { result: 'second' } }, 'the new incarnation from seq 1');
   const q = await srv.get('/v1/sessions/team-a:1/queue', admin);
   t.same([q.json.head, q.json.oldest, q.json.entries.map((e: any) => e.result)], [1, 1, ['second']]);
+});
+
+t.test('a real process with HOROLOGIUM_SESSION_TTL=1s deletes an idle session by itself, and says so', async (t) => {
+  const server = await spawnServer(t, { HOROLOGIUM_STORE: `sqlite:${join(tempDir(t), 'ttl.db')}`, HOROLOGIUM_SESSION_TTL: '1s', LOG_LEVEL: 'warn' });
+  const api = client(server.url);
+  await api.post('/v1/sessions/idle/tool-results', { call_id: 'c1', name: 'grep', result: 'never acknowledged' });
+  const sub = await connect(server, '?session=idle&since=0');
+  t.teardown(() => sub.ws.close());
+  await sub.next((f) => f.method === 'status');
+  const started = Date.now();
+  t.same(await sub.next((f) => f.method === 'unsubscribed', 4000), { method: 'unsubscribed', result: { session: 'idle', reason: 'deleted' } });
+  t.ok(Date.now() - started < 3000, `deleted about a second after its last event (${Date.now() - started} ms after subscribing)`);
+  t.equal((await api.get('/v1/sessions/idle')).status, 404, 'unacknowledged entries and all');
+  t.match((await api.get('/metrics')).text, /^horologium_retention_sessions_removed_total 1$/m);
 });
