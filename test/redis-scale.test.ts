@@ -151,7 +151,7 @@ if (requireRedis(t)) {
     const subscribed: SubscribedInfo[] = [];
     const c = new HorologiumClient({
       url: [a.url, b.url].map((u) => `${u.replace('http', 'ws')}/v1/stream`),
-      WebSocket: WebSocket as never,
+      WebSocket,
       onEvent: (e) => events.push(e),
       onSubscribed: (s) => subscribed.push(s),
       backoff: { initialMs: 50, maxMs: 200 },

@@ -1,10 +1,15 @@
 /**
  * The Horologium stream client for panels and tests, in Node (pass `ws`'s WebSocket) and browsers
- * (the global WebSocket): subscribes, reconnects with jittered exponential backoff, resumes each
- * session from its last seq and epoch, drops duplicates by uuid, ignores 💓, and tells the caller
- * when a resume could not be exact (`recovered: false`).
+ * (the global WebSocket). It subscribes, reconnects with full-jitter exponential backoff (trying
+ * each URL in turn), resumes each session from its last seq and epoch, drops duplicates by uuid,
+ * ignores 💓, and tells the caller what happens: open, subscribed (with `recovered`), errors
+ * (with the session they are about, and a refused or expired token), close (and whether it will
+ * reconnect), reconnecting (attempt and delay), unsubscribed. With a token *function*, a JWT is
+ * renewed with `refresh` before its `exp`, so a long-lived panel survives expiry without
+ * reconnecting. A handler that throws is reported and never stops the client. What to do after
+ * each close code comes from the catalog (src/errors.ts), not from literals here.
  */
-import { reconnectRule } from '../errors.js';
+import { CLOSE_CODES, reconnectRule } from '../errors.js';
 
 export interface StatusEvent {
   type: string;
@@ -23,53 +28,112 @@ export interface SubscribedInfo {
   recovered: boolean;
 }
 
-/** The part of the WebSocket API used here: browsers' and `ws`'s both have it. */
-interface SocketLike {
-  readonly readyState: number;
-  onopen: ((ev: unknown) => void) | null;
-  onmessage: ((ev: { data: unknown }) => void) | null;
-  onclose: ((ev: { code: number }) => void) | null;
-  onerror: ((ev: unknown) => void) | null;
-  send(data: string): void;
-  close(code?: number): void;
+export interface ClientError {
+  /** An error frame's code, or UNAUTHORIZED / FORBIDDEN when the server closed for the token. */
+  code: string;
+  message: string;
+  session?: string;
 }
-type SocketConstructor = new (url: string) => SocketLike;
+
+/** What a socket event may carry; each of the two WebSocket APIs passes a richer object. */
+export interface SocketEvent {
+  type: string;
+  data?: unknown;
+  code?: number;
+  reason?: string;
+}
+
+/**
+ * The part of the WebSocket API used here. Methods (not function-valued properties), so that both
+ * `ws`'s WebSocket and the browser's fit this type without a cast.
+ */
+export interface SocketLike {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  addEventListener(type: 'open' | 'message' | 'close' | 'error', listener: (event: SocketEvent) => void): void;
+}
+/**
+ * A WebSocket class: `ws`'s and the browser's both fit. Any parameter list is accepted because
+ * `ws` declares several constructor overloads; the client calls it with the URL alone.
+ */
+export type SocketConstructor = new (...args: never[]) => SocketLike;
 
 export interface ClientOptions {
   /** ws:// or wss:// URL of /v1/stream; with several, each reconnect tries the next one. */
   url: string | string[];
   /**
-   * The token, sent as the first `auth` message of every connection (so it stays out of URLs and
-   * works in browsers, which cannot set headers); a function is asked again at each reconnect.
+   * The token, sent as the first `auth` message of every connection (it stays out of URLs and works
+   * in browsers, which cannot set headers). A function is asked again at each connection and before
+   * a JWT's `exp` (see `refreshBeforeMs`).
    */
   token?: string | (() => string | Promise<string>);
+  /** `ws`'s WebSocket in Node; the global WebSocket when omitted (browsers, Node 22+). */
   WebSocket?: SocketConstructor;
   onEvent(event: StatusEvent): void;
   /** Every `subscribed` frame; `recovered: false` means events were missed for good. */
   onSubscribed?(info: SubscribedInfo): void;
-  onError?(error: { code: string; message: string }): void;
+  /** Error frames, and a token the server refused (code UNAUTHORIZED or FORBIDDEN). */
+  onError?(error: ClientError): void;
+  onOpen?(info: { url: string }): void;
+  onClose?(info: { code: number; reason: string; willReconnect: boolean }): void;
+  onReconnecting?(info: { attempt: number; delayMs: number; url: string }): void;
+  /**
+   * A subscription the server ended (`reason: "deleted"`: the session was deleted). The client
+   * subscribes again from seq 0, so it follows the session's next incarnation.
+   */
+  onUnsubscribed?(info: { session: string; reason?: string }): void;
+  /** A handler above threw; by default reported on the console. The client goes on. */
+  onHandlerError?(error: unknown, handler: string): void;
   /**
    * Close codes after which the client does not reconnect. By default the catalog's rule of each
    * code decides (src/errors.ts CLOSE_CODES): `never` stops, `new-token` reconnects only when
    * `token` is a function (asked again for a new one), anything else resumes.
    */
   fatalCloseCodes?: number[];
+  /** Full-jitter backoff: each delay is random in [0, min(maxMs, initialMs * 2^attempt)]. */
   backoff?: { initialMs: number; maxMs: number };
+  /** With a token function: how long before a JWT's `exp` to send `refresh` (default 30 s). */
+  refreshBeforeMs?: number;
+}
+
+interface SessionState {
+  since?: number;
+  epoch?: string;
+  seen: Set<string>;
+  order: string[];
 }
 
 const DEDUPE_WINDOW = 1024;
+const OPEN = 1;
+
+/** A JWT's `exp` (seconds), or undefined for a token that is not a JWT or has none. */
+export function jwtExpiry(token: string): number | undefined {
+  const payload = token.split('.')[1];
+  if (token.split('.').length !== 3 || !payload) return undefined;
+  try {
+    const base64 = payload.replace(/-/g, '+').replace(/_/g, '/');
+    const exp = (JSON.parse(atob(base64.padEnd(base64.length + ((4 - (base64.length % 4)) % 4), '='))) as { exp?: unknown }).exp;
+    return typeof exp === 'number' ? exp : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export class HorologiumClient {
   private socket: SocketLike | undefined;
-  private readonly sessions = new Map<string, { since?: number; epoch?: string; seen: Set<string>; order: string[] }>();
+  private readonly sessions = new Map<string, SessionState>();
+  private readonly urls: string[];
   private attempt = 0;
   private stopped = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  private refreshTimer: ReturnType<typeof setTimeout> | undefined;
   private connects = 0;
   /** The socket is open and (if a token is configured) `auth` has been sent. */
   private ready = false;
 
   constructor(private readonly options: ClientOptions) {
+    this.urls = Array.isArray(options.url) ? options.url : [options.url];
     this.connect();
   }
 
@@ -92,33 +156,57 @@ export class HorologiumClient {
   close(): void {
     this.stopped = true;
     clearTimeout(this.timer);
-    this.socket?.close(1000);
+    clearTimeout(this.refreshTimer);
+    this.socket?.close(CLOSE_CODES.NORMAL.code);
+  }
+
+  /** Sends a new token for the open connection before the current one expires. */
+  async refresh(token?: string): Promise<void> {
+    const next = token ?? (await this.currentToken());
+    this.send({ method: 'refresh', params: { token: next } });
   }
 
   private connect(): void {
-    const Ctor = this.options.WebSocket ?? (globalThis as unknown as { WebSocket: SocketConstructor }).WebSocket;
-    const urls = Array.isArray(this.options.url) ? this.options.url : [this.options.url];
-    const socket = new Ctor(urls[this.connects++ % urls.length] as string);
+    const Ctor = (this.options.WebSocket ?? (globalThis as unknown as { WebSocket: SocketConstructor }).WebSocket) as unknown as new (url: string) => SocketLike;
+    const url = this.urls[this.connects++ % this.urls.length] as string;
+    const socket = new Ctor(url);
     this.socket = socket;
-    socket.onopen = async () => {
-      this.attempt = 0;
-      if (this.options.token !== undefined) {
-        const token = await this.currentToken();
-        if (this.socket !== socket) return;
-        this.send({ method: 'auth', params: { token } });
-      }
-      this.ready = true;
-      for (const session of this.sessions.keys()) this.sendSubscribe(session);
-    };
-    socket.onmessage = (ev) => this.receive(String(ev.data));
-    socket.onerror = () => undefined;
-    socket.onclose = (ev) => {
-      this.ready = false;
-      if (this.stopped || this.isFatal(ev.code)) return;
-      const { initialMs, maxMs } = this.options.backoff ?? { initialMs: 250, maxMs: 30_000 };
-      const ceiling = Math.min(maxMs, initialMs * 2 ** this.attempt++);
-      this.timer = setTimeout(() => this.connect(), ceiling / 2 + Math.random() * (ceiling / 2));
-    };
+    socket.addEventListener('open', () => void this.opened(socket, url));
+    socket.addEventListener('message', (ev) => this.receive(String(ev.data)));
+    socket.addEventListener('error', () => undefined);
+    socket.addEventListener('close', (ev) => this.closed(socket, ev.code ?? 1006, ev.reason ?? ''));
+  }
+
+  private async opened(socket: SocketLike, url: string): Promise<void> {
+    this.attempt = 0;
+    if (this.options.token !== undefined) {
+      const token = await this.currentToken();
+      if (this.socket !== socket) return;
+      this.send({ method: 'auth', params: { token } });
+      this.scheduleRefresh(jwtExpiry(token));
+    }
+    this.ready = true;
+    this.call('onOpen', () => this.options.onOpen?.({ url }));
+    for (const session of this.sessions.keys()) this.sendSubscribe(session);
+  }
+
+  private closed(socket: SocketLike, code: number, reason: string): void {
+    if (this.socket !== socket) return;
+    this.ready = false;
+    clearTimeout(this.refreshTimer);
+    if (code === CLOSE_CODES.UNAUTHORIZED.code || code === CLOSE_CODES.FORBIDDEN.code) {
+      const error: ClientError = { code: code === CLOSE_CODES.UNAUTHORIZED.code ? 'UNAUTHORIZED' : 'FORBIDDEN', message: reason || 'the token was refused' };
+      this.call('onError', () => this.options.onError?.(error));
+    }
+    const willReconnect = !this.stopped && !this.isFatal(code);
+    this.call('onClose', () => this.options.onClose?.({ code, reason, willReconnect }));
+    if (!willReconnect) return;
+    const { initialMs, maxMs } = this.options.backoff ?? { initialMs: 250, maxMs: 30_000 };
+    const attempt = ++this.attempt;
+    const delayMs = Math.round(Math.random() * Math.min(maxMs, initialMs * 2 ** (attempt - 1)));
+    const url = this.urls[this.connects % this.urls.length] as string;
+    this.call('onReconnecting', () => this.options.onReconnecting?.({ attempt, delayMs, url }));
+    this.timer = setTimeout(() => this.connect(), delayMs);
   }
 
   private isFatal(code: number): boolean {
@@ -127,9 +215,14 @@ export class HorologiumClient {
     return rule === 'never' || (rule === 'new-token' && typeof this.options.token !== 'function');
   }
 
-  /** Sends a new token for the open connection before the current one expires. */
-  async refresh(token?: string): Promise<void> {
-    this.send({ method: 'refresh', params: { token: token ?? (await this.currentToken()) } });
+  /** With a token function, renews the token `refreshBeforeMs` before `exp` (seconds). */
+  private scheduleRefresh(exp: number | null | undefined): void {
+    clearTimeout(this.refreshTimer);
+    if (typeof this.options.token !== 'function' || exp === undefined || exp === null) return;
+    const delay = Math.max(0, exp * 1000 - (this.options.refreshBeforeMs ?? 30_000) - Date.now());
+    this.refreshTimer = setTimeout(() => {
+      this.refresh().catch((err: unknown) => this.report(err, 'token'));
+    }, delay);
   }
 
   private async currentToken(): Promise<string> {
@@ -139,13 +232,31 @@ export class HorologiumClient {
 
   private sendSubscribe(session: string): void {
     const s = this.sessions.get(session);
-    // Before auth has been sent, onopen subscribes everything once it has.
+    // Before auth has been sent, `opened` subscribes everything once it has.
     if (!s || !this.ready) return;
     this.send({ method: 'subscribe', params: { session, ...(s.since === undefined ? {} : { since: s.since }), ...(s.epoch ? { epoch: s.epoch } : {}) } });
   }
 
   private send(message: unknown): void {
-    if (this.socket && this.socket.readyState === 1) this.socket.send(JSON.stringify(message));
+    if (this.socket && this.socket.readyState === OPEN) this.socket.send(JSON.stringify(message));
+  }
+
+  /** Runs a caller's handler; what it throws is reported, and the client goes on. */
+  private call(handler: string, run: () => void): void {
+    try {
+      run();
+    } catch (err) {
+      this.report(err, handler);
+    }
+  }
+
+  private report(err: unknown, handler: string): void {
+    try {
+      if (this.options.onHandlerError) this.options.onHandlerError(err, handler);
+      else console.error(`horologium client: ${handler} threw`, err);
+    } catch {
+      // A reporter that throws too has nowhere left to report to.
+    }
   }
 
   private receive(text: string): void {
@@ -156,27 +267,43 @@ export class HorologiumClient {
     } catch {
       return;
     }
-    if (frame.method === 'status') {
-      const event = frame.result as StatusEvent;
-      const s = this.sessions.get(event.session);
-      if (!s || s.seen.has(event.uuid)) return;
-      s.seen.add(event.uuid);
-      s.order.push(event.uuid);
-      if (s.order.length > DEDUPE_WINDOW) s.seen.delete(s.order.shift() as string);
-      s.since = Math.max(s.since ?? 0, event.seq);
-      this.options.onEvent(event);
-    } else if (frame.method === 'subscribed') {
-      const info = frame.result as SubscribedInfo;
-      const s = this.sessions.get(info.session);
-      if (s) {
-        s.epoch = info.epoch;
-        // A live-only subscription resumes from the head; a failed resume replays from the oldest.
-        if (s.since === undefined) s.since = info.head;
-        else if (!info.recovered) s.since = Math.max(0, info.oldest - 1);
+    switch (frame.method) {
+      case 'status': {
+        const event = frame.result as StatusEvent;
+        const s = this.sessions.get(event.session);
+        if (!s || s.seen.has(event.uuid)) return;
+        s.seen.add(event.uuid);
+        s.order.push(event.uuid);
+        if (s.order.length > DEDUPE_WINDOW) s.seen.delete(s.order.shift() as string);
+        s.since = Math.max(s.since ?? 0, event.seq);
+        this.call('onEvent', () => this.options.onEvent(event));
+        return;
       }
-      this.options.onSubscribed?.(info);
-    } else if (frame.method === 'error') {
-      this.options.onError?.(frame.result);
+      case 'subscribed': {
+        const info = frame.result as SubscribedInfo;
+        const s = this.sessions.get(info.session);
+        if (s) {
+          s.epoch = info.epoch;
+          // A live-only subscription resumes from the head; a failed resume replays from the oldest.
+          if (s.since === undefined) s.since = info.head;
+          else if (!info.recovered) s.since = Math.max(0, info.oldest - 1);
+        }
+        this.call('onSubscribed', () => this.options.onSubscribed?.(info));
+        return;
+      }
+      case 'unsubscribed': {
+        const info = frame.result as { session: string; reason?: string };
+        this.call('onUnsubscribed', () => this.options.onUnsubscribed?.(info));
+        // The server ended it (a deletion): follow the session's next incarnation from its start.
+        if (info.reason === 'deleted' && this.sessions.has(info.session)) this.subscribe(info.session, 0);
+        return;
+      }
+      case 'refreshed':
+        this.scheduleRefresh((frame.result as { exp: number | null }).exp);
+        return;
+      case 'error':
+        this.call('onError', () => this.options.onError?.(frame.result as ClientError));
+        return;
     }
   }
 }
