@@ -174,7 +174,11 @@ export class StreamProtocol {
       if (deferred) await this.handle(deferred);
       return;
     }
-    if (isRequestError(request)) return this.answerError(request);
+    // Without auth configured, a token has nowhere to go: auth and refresh (well formed or not) say so.
+    if ((request.method === 'auth' || request.method === 'refresh') && !this.authenticator.enabled) {
+      return connection.sendError('AUTH_NOT_CONFIGURED', 'this server runs without auth; no token is needed');
+    }
+    if (isRequestError(request)) return connection.sendError(request.error, request.message, request.session);
     switch (request.method) {
       case 'subscribe':
         if (!coversSession(auth.principal, request.session)) {
@@ -197,21 +201,12 @@ export class StreamProtocol {
         this.sessionWatch.unwatch(connection);
         return;
       case 'auth':
-        if (!this.authenticator.enabled) return connection.sendError('AUTH_NOT_CONFIGURED', 'this server runs without auth; no token is needed');
         return connection.sendError('INVALID_MESSAGE', 'this socket is already authenticated; use refresh for a new token');
     }
   }
 
-  private answerError(request: RequestError): void {
-    if ((request.method === 'auth' || request.method === 'refresh') && !this.authenticator.enabled) {
-      return this.connection.sendError('AUTH_NOT_CONFIGURED', 'this server runs without auth; no token is needed');
-    }
-    this.connection.sendError(request.error, request.message, request.session);
-  }
-
   private async refresh(token: string): Promise<void> {
     const { connection, auth } = this;
-    if (!this.authenticator.enabled) return connection.sendError('AUTH_NOT_CONFIGURED', 'this server runs without auth; no token is needed');
     const principal = await this.verified(token);
     if (principal instanceof Error) {
       return connection.sendError('UNAUTHORIZED', `refresh refused: ${principal.message}; the current token stays until it expires`);
