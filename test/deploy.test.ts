@@ -17,7 +17,8 @@ t.test('Dockerfile runs the built server directly', async (t) => {
   t.match(docker, /npm run build/);
   t.match(docker, /HOROLOGIUM_STORE=sqlite:\/data\/horologium\.db/);
   const pkg = JSON.parse(read('package.json'));
-  t.equal(pkg.main, 'dist/server.js', 'the build emits what CMD runs');
+  t.ok(existsSync(new URL('src/server.ts', root)), 'the build emits dist/server.js, what CMD runs');
+  t.not(pkg.main, 'dist/server.js', 'importing the package is not starting the server');
   t.match(read('tsconfig.build.json'), /"rootDir": "src"/, 'src/server.ts → dist/server.js');
   t.ok(existsSync(new URL('package-lock.json', root)), 'npm ci needs the lock file');
 });

@@ -16,7 +16,7 @@ export const LAYERS: ReadonlyArray<readonly string[]> = [
   ['json'],
   ['preview'],
   ['wire'],
-  ['auth', 'client'],
+  ['auth', 'client', 'producer'],
   ['config.ts'],
   ['store'],
   ['metrics.ts'],
@@ -24,7 +24,8 @@ export const LAYERS: ReadonlyArray<readonly string[]> = [
   ['app-context.ts'],
   ['routes'],
   ['app.ts', 'client-errors.ts'],
-  ['server.ts'],
+  ['serve.ts'],
+  ['server.ts', 'index.ts', 'cli'],
 ];
 
 function layerOf(fileInSrc: string): number {
@@ -82,6 +83,6 @@ t.test('the check fails on an upward import', async (t) => {
   ]);
   t.same(upwardImports('hub/hub.ts', "import type { Store } from '../store/types.js';\nimport { x } from './connection.js';"), [], 'down and sideways are fine');
   t.same(upwardImports('client/index.ts', "const m = await import('../app.js');"), [
-    'src/client/index.ts imports ../app.js (layer app.ts/client-errors.ts) from below it (layer auth/client)',
+    'src/client/index.ts imports ../app.js (layer app.ts/client-errors.ts) from below it (layer auth/client/producer)',
   ]);
 });

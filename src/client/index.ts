@@ -10,10 +10,12 @@
  * each close code comes from the catalog (src/errors.ts), not from literals here.
  */
 import { CLOSE_CODES, reconnectRule } from '../errors.js';
+import { fullJitterDelay, type Backoff } from './backoff.js';
 
 export interface StatusEvent {
   type: string;
   data: Record<string, unknown>;
+  /** Seconds since the epoch, with a fraction (set when the event was accepted). */
   timestamp: number;
   uuid: string;
   session: string;
@@ -70,7 +72,8 @@ export interface ClientOptions {
   token?: string | (() => string | Promise<string>);
   /** `ws`'s WebSocket in Node; the global WebSocket when omitted (browsers, Node 22+). */
   WebSocket?: SocketConstructor;
-  onEvent(event: StatusEvent): void;
+  /** Each status event once, in seq order; `frame` is the frame's JSON text exactly as received. */
+  onEvent(event: StatusEvent, frame: string): void;
   /** Every `subscribed` frame; `recovered: false` means events were missed for good. */
   onSubscribed?(info: SubscribedInfo): void;
   /** Error frames, and a token the server refused (code UNAUTHORIZED or FORBIDDEN). */
@@ -92,7 +95,7 @@ export interface ClientOptions {
    */
   fatalCloseCodes?: number[];
   /** Full-jitter backoff: each delay is random in [0, min(maxMs, initialMs * 2^attempt)]. */
-  backoff?: { initialMs: number; maxMs: number };
+  backoff?: Backoff;
   /** With a token function: how long before a JWT's `exp` to send `refresh` (default 30 s). */
   refreshBeforeMs?: number;
 }
@@ -201,9 +204,8 @@ export class HorologiumClient {
     const willReconnect = !this.stopped && !this.isFatal(code);
     this.call('onClose', () => this.options.onClose?.({ code, reason, willReconnect }));
     if (!willReconnect) return;
-    const { initialMs, maxMs } = this.options.backoff ?? { initialMs: 250, maxMs: 30_000 };
     const attempt = ++this.attempt;
-    const delayMs = Math.round(Math.random() * Math.min(maxMs, initialMs * 2 ** (attempt - 1)));
+    const delayMs = fullJitterDelay(this.options.backoff ?? { initialMs: 250, maxMs: 30_000 }, attempt);
     const url = this.urls[this.connects % this.urls.length] as string;
     this.call('onReconnecting', () => this.options.onReconnecting?.({ attempt, delayMs, url }));
     this.timer = setTimeout(() => this.connect(), delayMs);
@@ -276,7 +278,7 @@ export class HorologiumClient {
         s.order.push(event.uuid);
         if (s.order.length > DEDUPE_WINDOW) s.seen.delete(s.order.shift() as string);
         s.since = Math.max(s.since ?? 0, event.seq);
-        this.call('onEvent', () => this.options.onEvent(event));
+        this.call('onEvent', () => this.options.onEvent(event, text));
         return;
       }
       case 'subscribed': {

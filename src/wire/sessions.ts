@@ -23,3 +23,6 @@ export function sessionSummaryJson(s: SessionSummary) {
     last_event_at: new Date(s.lastEventAt).toISOString(),
   };
 }
+
+/** A summary as the wire carries it. */
+export type SessionSummaryJson = ReturnType<typeof sessionSummaryJson>;

@@ -7,6 +7,7 @@ import type { Test } from 'tap';
 import { buildApp } from '../../src/app.js';
 import { testConfig, type Config } from '../../src/config.js';
 import { freePort } from './process.js';
+import { sleep } from './wait.js';
 
 export interface Running {
   app: FastifyInstance;
@@ -74,8 +75,11 @@ export interface Restartable {
   port: number;
   url: string;
   api: ReturnType<typeof client>;
-  /** Stops the server and starts a new one on the same port and store: a restart, as clients see it. */
-  restart(): Promise<void>;
+  /**
+   * Stops the server and starts a new one on the same port and store: a restart, as clients see it,
+   * with the port closed for `downMs` in between.
+   */
+  restart(downMs?: number): Promise<void>;
 }
 
 /** A server on a fixed free port and a sqlite file of its own, that a test can restart. */
@@ -94,8 +98,9 @@ export async function restartableServer(t: Test, overrides: Partial<Config> = {}
     port,
     url,
     api: client(url),
-    async restart() {
+    async restart(downMs = 0) {
       await app.close();
+      if (downMs > 0) await sleep(downMs);
       app = await start();
     },
   };

@@ -1,0 +1,100 @@
+/**
+ * The model-side queue consumer (docs/protocol.md section 4, scope `consume`): an async iterator
+ * over a session's queue entries, long-polling for new ones, starting from the committed cursor and
+ * acknowledging either after each batch (the default: an entry is acknowledged once the loop has
+ * finished with it and asked for the next batch) or explicitly with `ack`. Reads are retried like
+ * every request (HttpClient), so the iterator goes on across a server restart; what was
+ * acknowledged is never handed out again, and what was not is handed out again only to a new
+ * consumer (at least once).
+ */
+import { HttpClient, type HttpOptions } from './http.js';
+
+export interface QueueEntry {
+  queue_seq: number;
+  call_id: string;
+  name: string;
+  /** Parsed with JSON.parse: integers past 2^53 lose digits here; `message.content` keeps them. */
+  args: unknown;
+  result: unknown;
+  execution_time: number | null;
+  is_error: boolean;
+  received_at: string;
+  /** The `role: "tool"` message; `content` is the result's JSON text byte for byte. */
+  message: { role: 'tool'; tool_call_id: string; content: string };
+}
+
+export interface QueueBatch {
+  session: string;
+  committed: number;
+  head: number;
+  entries: QueueEntry[];
+}
+
+export interface ConsumerOptions extends HttpOptions {
+  session: string;
+  /** `batch` (default) acknowledges each batch once the loop asks for the next; `manual` leaves it to `ack`. */
+  ack?: 'batch' | 'manual';
+  /** Seconds a read waits for the first entry (default 30, at most 60). */
+  wait?: number;
+  /** Entries per read (default 100, at most 1000). */
+  limit?: number;
+  /** Start after this queue_seq instead of the committed cursor. */
+  after?: number;
+}
+
+export class QueueConsumer implements AsyncIterable<QueueEntry> {
+  private readonly http: HttpClient;
+  private readonly path: string;
+  /** The last queue_seq handed out; undefined until the first read (the server's committed cursor). */
+  private position: number | undefined;
+  private readonly stopper = new AbortController();
+
+  constructor(private readonly options: ConsumerOptions) {
+    this.http = new HttpClient(options);
+    this.path = `/v1/sessions/${encodeURIComponent(options.session)}/queue`;
+    this.position = options.after;
+  }
+
+  /** One read: entries after the position (or the committed cursor), waiting up to `wait` seconds. */
+  async read(wait = this.options.wait ?? 30): Promise<QueueBatch> {
+    const query = new URLSearchParams({ limit: String(this.options.limit ?? 100), wait: String(wait) });
+    if (this.position !== undefined) query.set('after', String(this.position));
+    const reply = await this.http.request({ method: 'GET', path: `${this.path}?${query}`, extraTimeoutMs: wait * 1000, signal: this.stopper.signal });
+    const batch = JSON.parse(reply.text) as QueueBatch;
+    if (this.position !== undefined && batch.head < this.position) {
+      // The queue is behind where this consumer was: the session was deleted and began again.
+      this.position = batch.committed;
+      return this.read(0);
+    }
+    const last = batch.entries.at(-1);
+    this.position = last ? last.queue_seq : Math.max(this.position ?? 0, batch.committed);
+    return batch;
+  }
+
+  /** Commits the cursor through `queueSeq` (monotonic on the server); returns the committed cursor. */
+  async ack(queueSeq: number): Promise<number> {
+    const reply = await this.http.request({ method: 'POST', path: `${this.path}/ack`, body: JSON.stringify({ through: queueSeq }) });
+    return (JSON.parse(reply.text) as { committed: number }).committed;
+  }
+
+  /** Ends the iteration: a read in progress is abandoned, and the loop ends. */
+  close(): void {
+    this.stopper.abort();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<QueueEntry> {
+    while (!this.stopper.signal.aborted) {
+      let batch: QueueBatch;
+      try {
+        batch = await this.read();
+      } catch (err) {
+        if (this.stopper.signal.aborted) return;
+        throw err;
+      }
+      for (const entry of batch.entries) yield entry;
+      const last = batch.entries.at(-1);
+      // Reached only when the loop asked for more after the batch's last entry: it is done with them.
+      if (last && (this.options.ack ?? 'batch') === 'batch') await this.ack(last.queue_seq);
+    }
+  }
+}
