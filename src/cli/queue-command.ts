@@ -50,7 +50,7 @@ export function queueCommand(program: Command): void {
           const mark = e.is_error ? paint.red('✗') : paint.green('✓');
           process.stdout.write(`${paint.dim(`#${e.queue_seq}`)} ${mark} ${paint.bold(e.name)} ${paint.dim(e.call_id)} ${e.message.content}\n`);
         }
-        process.stderr.write(`${paint.dim(`${batch.entries.length} entries; committed ${batch.committed}, head ${batch.head}`)}\n`);
+        process.stderr.write(`${paint.dim(`${batch.entries.length} ${batch.entries.length === 1 ? 'entry' : 'entries'}; committed ${batch.committed}, head ${batch.head}`)}\n`);
       }
       const last = batch.entries.at(-1);
       if (flags.ack && last) {

@@ -102,7 +102,10 @@ export class HttpClient {
     spec: RequestSpec,
   ): Promise<{ reply: Reply } | { error: HorologiumRequestError; retry: boolean; rotate?: boolean; retryAfterMs?: number }> {
     const timeoutMs = (this.options.timeoutMs ?? 30_000) + (spec.extraTimeoutMs ?? 0);
-    const timeout = AbortSignal.timeout(timeoutMs);
+    // A timer cleared with the reply (AbortSignal.timeout's would stay armed for the whole timeout).
+    const expiry = new AbortController();
+    const timeout = expiry.signal;
+    const timer = setTimeout(() => expiry.abort(), timeoutMs);
     const signal = spec.signal ? AbortSignal.any([spec.signal, timeout]) : timeout;
     const headers: Record<string, string> = { accept: 'application/json' };
     if (spec.body !== undefined) headers['content-type'] = 'application/json';
@@ -114,6 +117,7 @@ export class HttpClient {
       response = await this.fetch(base + spec.path, { method: spec.method, headers, body: spec.body ?? null, signal });
       text = await response.text();
     } catch (err) {
+      clearTimeout(timer);
       if (spec.signal?.aborted) return { error: new HorologiumRequestError(0, 'ABORTED', 'the request was aborted'), retry: false };
       if (timeout.aborted) {
         return { error: new HorologiumRequestError(0, 'TIMEOUT', `${spec.method} ${base}${spec.path}: no reply within ${timeoutMs} ms`), retry: true, rotate: true };
@@ -122,6 +126,7 @@ export class HttpClient {
       const why = cause?.code ?? cause?.message ?? (err as Error).message;
       return { error: new HorologiumRequestError(0, 'NETWORK_ERROR', `${spec.method} ${base}${spec.path}: ${why}`), retry: true, rotate: true };
     }
+    clearTimeout(timer);
     if (response.ok) return { reply: { status: response.status, text } };
     const error = errorOf(response.status, text, `${spec.method} ${spec.path}`);
     if (!RETRY_STATUSES.has(response.status)) return { error, retry: false };
