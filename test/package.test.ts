@@ -118,8 +118,24 @@ const app = await buildApp(loadConfig({ HOROLOGIUM_STORE: 'memory:' }));
 console.log(n, conflict, app.server.listening);
 `,
     );
-    const checked: { stdout: string } = await run(process.execPath, [join(user, 'node_modules/typescript/bin/tsc'), '-p', '.'], { cwd: user }).catch((e: { stdout: string }) => e);
-    t.equal(checked.stdout, '', 'tsc reports nothing');
+    const tsc = (project: string) =>
+      run(process.execPath, [join(user, 'node_modules/typescript/bin/tsc'), '-p', project], { cwd: user }).catch((e: { stdout: string }) => e) as Promise<{ stdout: string }>;
+    t.equal((await tsc('.')).stdout, '', 'Node with ws: tsc reports nothing');
+    // The same client in a browser page: the DOM's WebSocket, no Node types at all.
+    writeFileSync(
+      join(user, 'tsconfig.browser.json'),
+      JSON.stringify({ compilerOptions: { module: 'es2022', moduleResolution: 'bundler', target: 'es2022', lib: ['es2022', 'dom'], strict: true, noEmit: true, types: [] }, include: ['browser.ts'] }),
+    );
+    writeFileSync(
+      join(user, 'browser.ts'),
+      `import { HorologiumClient } from 'horologium/client';
+import { Producer } from 'horologium/producer';
+const client = new HorologiumClient({ url: 'ws://127.0.0.1:8080/v1/stream', WebSocket, onEvent: (e) => document.title = String(e.seq) });
+client.subscribe('s1');
+new Producer({ url: location.origin });
+`,
+    );
+    t.equal((await tsc('tsconfig.browser.json')).stdout, '', "a browser's WebSocket: tsc reports nothing");
   });
 
   t.test('the installed bin answers --help and serves', async (t) => {
