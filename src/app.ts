@@ -2,6 +2,7 @@
  * buildApp(config): the whole service as one Fastify instance, testable without a port. The
  * process concerns (listen, signals) live in server.ts.
  */
+import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { AppContext } from './app-context.js';
 import type { Config } from './config.js';
@@ -28,7 +29,13 @@ import { Retention } from './store/retention.js';
 import { StoreUnavailableError, type Store } from './store/types.js';
 
 /** Fields of the one log line written per request; never a body or a token. */
-type RequestLogContext = { session?: string; call_id?: string };
+type RequestLogContext = { session?: string; call_id?: string; error?: string };
+
+/** An `X-Request-Id` a caller (or a proxy) may give: kept when it looks like an id, else replaced. */
+const REQUEST_ID = /^[A-Za-z0-9._:@+=-]{1,128}$/;
+
+/** Health probes arrive every few seconds from every orchestrator: their lines are debug. */
+const PROBE_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -66,6 +73,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // Long ids are validated by the routes, with the section 4 envelope.
     routerOptions: { maxParamLength: 1024 },
     forceCloseConnections: 'idle',
+    // Unique across instances and restarts (a per-process counter repeats); a caller's own id is
+    // kept so one id follows a request through a proxy and into these logs.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy.join(',') : false,
     // A request (headers and body) must arrive within a minute: slow partial requests cannot
     // hold a connection for ever.
@@ -96,8 +109,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.decorate('horologium', ctx);
   app.decorateRequest('logContext', null as unknown as RequestLogContext);
 
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     request.logContext = {};
+    reply.header('x-request-id', request.id);
   });
   app.addHook('onResponse', async (request, reply) => {
     // An upgrade answered over HTTP (refused before the handshake, or no such route) runs on a
@@ -106,7 +120,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     if (request.raw.headers.upgrade !== undefined) request.raw.socket.end();
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.requests.inc({ route, method: request.method, status: String(reply.statusCode) });
-    request.log.info(
+    request.log[PROBE_ROUTES.has(route) ? 'debug' : 'info'](
       {
         method: request.method,
         route,
@@ -136,8 +150,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   }
 
   /** Every error reply: the catalog entry's envelope, with the status it names unless overridden. */
-  const sendError = (reply: FastifyReply, e: HorologiumError, status = e.status) =>
-    reply.code(status).headers(e.headers).type('application/json; charset=utf-8').send(errorBody(e.code, e.message, e.details));
+  const sendError = (reply: FastifyReply, e: HorologiumError, status = e.status) => {
+    // The request line names the code of every error reply.
+    if (reply.request.logContext) reply.request.logContext.error = e.code;
+    return reply.code(status).headers(e.headers).type('application/json; charset=utf-8').send(errorBody(e.code, e.message, e.details));
+  };
 
   app.setErrorHandler((error: FastifyError | HorologiumError, request, reply) => {
     if (error instanceof HorologiumError) return sendError(reply, error);

@@ -216,6 +216,35 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   };
 }
 
+/** Variables of the CLI's client commands (src/cli/connection.ts): known, but not the server's. */
+const CLIENT_VARIABLES = ['HOROLOGIUM_CLIENT_URL', 'HOROLOGIUM_CLIENT_TOKEN'];
+
+/** Edit distance, for "did you mean": small strings only. */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min((row[j] as number) + 1, (next[j - 1] as number) + 1, (row[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length] as number;
+}
+
+/**
+ * HOROLOGIUM_* variables that mean nothing to the server, each with the nearest real one: a typo
+ * such as HOROLOGIUM_TOKEN for HOROLOGIUM_TOKENS would otherwise start the server without auth.
+ */
+export function unknownSettings(env: Record<string, string | undefined>): Array<{ variable: string; suggestion?: string }> {
+  const known = Object.keys(environmentSchema.shape).filter((key) => key.startsWith('HOROLOGIUM_'));
+  return Object.keys(env)
+    .filter((key) => key.startsWith('HOROLOGIUM_') && !known.includes(key) && !CLIENT_VARIABLES.includes(key))
+    .sort()
+    .map((variable) => {
+      const [nearest] = known.map((k) => ({ k, d: distance(variable, k) })).sort((x, y) => x.d - y.d);
+      return nearest && nearest.d <= 4 ? { variable, suggestion: nearest.k } : { variable };
+    });
+}
+
 /** The configuration tests start from: the defaults, a memory store, quiet logs. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return { ...loadConfig({ HOROLOGIUM_STORE: 'memory:', LOG_LEVEL: 'silent' }), ...overrides };

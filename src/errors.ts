@@ -41,6 +41,7 @@ export const ERRORS = {
   ACK_BEYOND_HEAD: { status: 409, message: 'Cannot acknowledge beyond the head of the queue.' },
   BODY_TOO_LARGE: { status: 413, message: 'The request body is larger than the configured limit.' },
   EVENT_TOO_LARGE: { status: 413, message: 'The event data is larger than the configured limit.' },
+  UPGRADE_REQUIRED: { status: 426, message: 'This endpoint is a WebSocket: the request must ask for an upgrade.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The request body must be application/json.' },
   HEADERS_TOO_LARGE: { status: 431, message: 'The request headers are larger than the server accepts.' },
   RATE_LIMITED: { status: 429, message: 'Too many requests; retry after the given number of seconds.' },

@@ -5,6 +5,8 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Store } from './store/types.js';
 
+const LABELLED_EVENT_TYPES: ReadonlySet<string> = new Set(['tool_starting', 'tool_completed']);
+
 export class Metrics {
   readonly registry = new Registry();
 
@@ -17,7 +19,7 @@ export class Metrics {
 
   readonly eventsAppended = new Counter({
     name: 'horologium_events_appended_total',
-    help: 'Status events committed to session event logs, by type.',
+    help: 'Status events committed to session event logs, by type (tool_starting, tool_completed, or other).',
     labelNames: ['type'] as const,
     registers: [this.registry],
   });
@@ -53,10 +55,14 @@ export class Metrics {
         if (depth !== undefined) this.set(depth);
       },
     });
-    collectDefaultMetrics({ register: registry, prefix: 'horologium_' });
+    // Under their standard names (process_cpu_seconds_total, nodejs_heap_size_used_bytes, …), which
+    // stock dashboards expect.
+    collectDefaultMetrics({ register: registry });
     store.listen({
       events: (events) => {
-        for (const e of events) this.eventsAppended.inc({ type: e.type });
+        // A producer chooses event types freely; a label per type would let it create any number
+        // of series, so only the types the service itself defines are labels of their own.
+        for (const e of events) this.eventsAppended.inc({ type: LABELLED_EVENT_TYPES.has(e.type) ? e.type : 'other' });
       },
     });
   }

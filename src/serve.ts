@@ -6,7 +6,7 @@
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, unknownSettings } from './config.js';
 
 /** Starts the server from `env`; a configuration it cannot start with ends the process with exit 2. */
 export async function runServer(env: NodeJS.ProcessEnv): Promise<FastifyInstance> {
@@ -32,7 +32,10 @@ export async function runServer(env: NodeJS.ProcessEnv): Promise<FastifyInstance
     else app.log.info({ signal }, 'stopping');
     await app.close();
   });
-  await app.listen({ port: config.port, host: config.host });
-  app.log.info({ store: app.horologium.store.kind }, 'horologium ready');
+  for (const { variable, suggestion } of unknownSettings(env)) {
+    app.log.warn({ variable, ...(suggestion ? { suggestion } : {}) }, `unknown setting ${variable} is ignored${suggestion ? `; did you mean ${suggestion}?` : ''}`);
+  }
+  const address = await app.listen({ port: config.port, host: config.host });
+  app.log.info({ address, store: app.horologium.store.kind, auth: app.horologium.authenticator.enabled ? 'on' : 'off' }, 'horologium ready');
   return app;
 }

@@ -19,7 +19,8 @@ t.test('healthz, readyz, openapi, metrics', async (t) => {
   t.match(metrics, /horologium_events_appended_total\{type="tool_completed"\} 2/);
   t.match(metrics, /horologium_queue_depth 1/);
   t.match(metrics, /horologium_ingest_duration_seconds_count 2/);
-  t.match(metrics, /horologium_process_cpu_seconds_total/);
+  t.match(metrics, /^process_cpu_seconds_total /m, "Node's default metrics under their standard names");
+  t.notMatch(metrics, /horologium_process_|horologium_nodejs_/);
 });
 
 t.test('readyz is 503 when the store cannot take writes', async (t) => {

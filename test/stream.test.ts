@@ -160,3 +160,12 @@ t.test('a malformed subscription on the upgrade URL refuses the upgrade with 400
   t.equal(await upgradeOutcome(srv, '?since=3'), 400, 'since without a session');
   t.equal(await upgradeOutcome(srv, '?session=s1&since=3&epoch=e1'), 'open', 'a well-formed one opens');
 });
+
+t.test('GET /v1/stream without an upgrade is 426 with the envelope', async (t) => {
+  const srv = await startServer(t);
+  const r = await srv.get('/v1/stream');
+  t.equal(r.status, 426);
+  t.equal(r.json.error.code, 'UPGRADE_REQUIRED');
+  t.match(r.json.error.message, /Upgrade: websocket/);
+  t.equal(r.headers.get('upgrade'), 'websocket');
+});

@@ -46,26 +46,37 @@ export async function streamRoutes(app: FastifyInstance, ctx: AppContext): Promi
     if (subscription) querySubscription.set(request, subscription);
   };
 
-  app.get('/v1/stream', { websocket: true, config: { scope: 'subscribe', stream: true }, onRequest: admit }, (ws: WebSocket, request) => {
-    const address = request.ip;
-    perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
-    const connection = new Connection(new WsTransport(ws, config.heartbeatMs), ctx.store, hub, {
-      maxBufferedBytes: config.maxBufferedBytes,
-      maxSubscriptions: config.maxSubscriptions,
-    });
-    hub.attach(connection);
-    const protocol = new StreamProtocol(connection, authenticator, sessionWatch, request.principal, querySubscription.get(request));
-    ws.on('close', () => {
-      connection.dispose();
-      protocol.dispose();
-      hub.detach(connection);
-      const left = (perAddress.get(address) ?? 1) - 1;
-      if (left === 0) perAddress.delete(address);
-      else perAddress.set(address, left);
-    });
-    ws.on('message', (data: RawData, isBinary: boolean) => {
-      if (isBinary) connection.close('UNSUPPORTED_DATA', 'binary frames are not accepted');
-      else protocol.received(data.toString());
-    });
+  app.route({
+    method: 'GET',
+    url: '/v1/stream',
+    config: { scope: 'subscribe', stream: true },
+    onRequest: admit,
+    // A plain GET (no Upgrade header) is told what the endpoint needs, not answered with a bare 404.
+    handler: async (_request, reply) => {
+      reply.header('upgrade', 'websocket');
+      throw new HorologiumError('UPGRADE_REQUIRED', 'GET /v1/stream is a WebSocket endpoint: send Upgrade: websocket (or use /v1/sessions/{session}/sse).');
+    },
+    wsHandler: (ws: WebSocket, request) => {
+      const address = request.ip;
+      perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
+      const connection = new Connection(new WsTransport(ws, config.heartbeatMs), ctx.store, hub, {
+        maxBufferedBytes: config.maxBufferedBytes,
+        maxSubscriptions: config.maxSubscriptions,
+      });
+      hub.attach(connection);
+      const protocol = new StreamProtocol(connection, authenticator, sessionWatch, request.principal, querySubscription.get(request));
+      ws.on('close', () => {
+        connection.dispose();
+        protocol.dispose();
+        hub.detach(connection);
+        const left = (perAddress.get(address) ?? 1) - 1;
+        if (left === 0) perAddress.delete(address);
+        else perAddress.set(address, left);
+      });
+      ws.on('message', (data: RawData, isBinary: boolean) => {
+        if (isBinary) connection.close('UNSUPPORTED_DATA', 'binary frames are not accepted');
+        else protocol.received(data.toString());
+      });
+    },
   });
 }
