@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
+import { freePort } from './helpers/process.js';
 import { builtCopy, run } from './helpers/project-copy.js';
 import { restartableServer, startServer } from './helpers/server.js';
 import { until } from './helpers/wait.js';
@@ -139,7 +140,6 @@ t.test('sessions and queue --ack', async (t) => {
 });
 
 t.test('serve runs the server with the flags given', async (t) => {
-  const { freePort } = await import('./helpers/process.js');
   const port = await freePort();
   const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port), '--store', 'memory:'], { stdio: ['ignore', 'pipe', 'pipe'] });
   t.teardown(() => child.kill('SIGKILL'));

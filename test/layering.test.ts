@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { importSpecifiers } from './helpers/imports.js';
 
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 
@@ -43,14 +44,11 @@ function* sourceFiles(dir: string): Generator<string> {
   }
 }
 
-const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'";]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
-
 /** The upward imports of one file's text, as messages. */
 export function upwardImports(fileInSrc: string, text: string): string[] {
   const own = layerOf(fileInSrc);
   const problems: string[] = [];
-  for (const m of text.matchAll(IMPORT)) {
-    const spec = (m[1] ?? m[2]) as string;
+  for (const spec of importSpecifiers(text)) {
     if (!spec.startsWith('.')) continue;
     const target = relative(SRC, resolve(SRC, dirname(fileInSrc), spec)).replace(/\.js$/, '.ts');
     if (target.startsWith('..')) {

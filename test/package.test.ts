@@ -10,17 +10,11 @@ import { once } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import t from 'tap';
+import { importSpecifiers } from './helpers/imports.js';
 import { freePort } from './helpers/process.js';
 import { projectCopy, ROOT, run } from './helpers/project-copy.js';
 
 const version = (name: string) => (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
-
-/** Every import specifier of an ES module's text. */
-function importsOf(text: string): string[] {
-  return [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'";]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g)].map(
-    (m) => (m[1] ?? m[2] ?? m[3]) as string,
-  );
-}
 
 t.test('pack, install, import, type-check and run', async (t) => {
   const project = projectCopy(t);
@@ -79,7 +73,7 @@ console.log(JSON.stringify({
       const visit = (file: string) => {
         if (graph.has(file)) return;
         graph.add(file);
-        for (const spec of importsOf(readFileSync(file, 'utf8'))) {
+        for (const spec of importSpecifiers(readFileSync(file, 'utf8'))) {
           if (!spec.startsWith('./') && !spec.startsWith('../')) t.fail(`${file.slice(installed.length + 1)} imports ${spec}, which a browser cannot resolve`);
           else visit(resolve(dirname(file), spec));
         }

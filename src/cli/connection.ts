@@ -47,3 +47,10 @@ export function reportingErrors<A extends unknown[]>(action: (...args: A) => Pro
 
 /** A command used wrongly in a way commander cannot see (a JSON flag that is not JSON, say). */
 export class UsageError extends Error {}
+
+/** An integer flag's value, at least `min`; anything else is a UsageError naming the flag. */
+export function integerFlag(text: string, flag: string, min: number): number {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < min) throw new UsageError(`${flag} must be an integer of at least ${min}, not ${text}`);
+  return n;
+}

@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { HttpClient } from '../producer/http.js';
 import type { QueueBatch } from '../producer/consumer.js';
 import { palette } from './colours.js';
-import { httpOptions, reportingErrors, UsageError, withConnection, type ConnectionFlags } from './connection.js';
+import { httpOptions, integerFlag, reportingErrors, withConnection, type ConnectionFlags } from './connection.js';
 
 interface QueueFlags extends ConnectionFlags {
   after?: string;
@@ -16,12 +16,6 @@ interface QueueFlags extends ConnectionFlags {
   wait: string;
   ack?: boolean;
   json?: boolean;
-}
-
-function count(text: string, flag: string, min: number): number {
-  const n = Number(text);
-  if (!Number.isSafeInteger(n) || n < min) throw new UsageError(`${flag} must be an integer of at least ${min}, not ${text}`);
-  return n;
 }
 
 export function queueCommand(program: Command): void {
@@ -37,11 +31,12 @@ export function queueCommand(program: Command): void {
       .option('--json', 'print the reply as the server sent it'),
   ).action(
     reportingErrors(async (session: string, flags: QueueFlags) => {
-      const query = new URLSearchParams({ limit: String(count(flags.limit, '--limit', 1)), wait: String(count(flags.wait, '--wait', 0)) });
-      if (flags.after !== undefined) query.set('after', String(count(flags.after, '--after', 0)));
+      const wait = integerFlag(flags.wait, '--wait', 0);
+      const query = new URLSearchParams({ limit: String(integerFlag(flags.limit, '--limit', 1)), wait: String(wait) });
+      if (flags.after !== undefined) query.set('after', String(integerFlag(flags.after, '--after', 0)));
       const http = new HttpClient(httpOptions(flags));
       const path = `/v1/sessions/${encodeURIComponent(session)}/queue`;
-      const reply = await http.request({ method: 'GET', path: `${path}?${query}`, extraTimeoutMs: Number(flags.wait) * 1000 });
+      const reply = await http.request({ method: 'GET', path: `${path}?${query}`, extraTimeoutMs: wait * 1000 });
       const batch = JSON.parse(reply.text) as QueueBatch;
       const paint = palette(process.stdout);
       if (flags.json) process.stdout.write(`${reply.text}\n`);

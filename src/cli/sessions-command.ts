@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { HttpClient } from '../producer/http.js';
 import type { SessionSummaryJson } from '../wire/sessions.js';
 import { palette } from './colours.js';
-import { httpOptions, reportingErrors, UsageError, withConnection, type ConnectionFlags } from './connection.js';
+import { httpOptions, integerFlag, reportingErrors, withConnection, type ConnectionFlags } from './connection.js';
 
 interface SessionsFlags extends ConnectionFlags {
   prefix?: string;
@@ -26,8 +26,7 @@ export function sessionsCommand(program: Command): void {
       .option('--json', 'one JSON summary per line'),
   ).action(
     reportingErrors(async (flags: SessionsFlags) => {
-      const limit = Number(flags.limit);
-      if (!Number.isSafeInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer, not ${flags.limit}`);
+      const limit = integerFlag(flags.limit, '--limit', 1);
       const http = new HttpClient(httpOptions(flags));
       const paint = palette(process.stdout);
       let cursor: string | null = null;

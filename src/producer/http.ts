@@ -117,7 +117,6 @@ export class HttpClient {
       response = await this.fetch(base + spec.path, { method: spec.method, headers, body: spec.body ?? null, signal });
       text = await response.text();
     } catch (err) {
-      clearTimeout(timer);
       if (spec.signal?.aborted) return { error: new HorologiumRequestError(0, 'ABORTED', 'the request was aborted'), retry: false };
       if (timeout.aborted) {
         return { error: new HorologiumRequestError(0, 'TIMEOUT', `${spec.method} ${base}${spec.path}: no reply within ${timeoutMs} ms`), retry: true, rotate: true };
@@ -125,8 +124,9 @@ export class HttpClient {
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       const why = cause?.code ?? cause?.message ?? (err as Error).message;
       return { error: new HorologiumRequestError(0, 'NETWORK_ERROR', `${spec.method} ${base}${spec.path}: ${why}`), retry: true, rotate: true };
+    } finally {
+      clearTimeout(timer);
     }
-    clearTimeout(timer);
     if (response.ok) return { reply: { status: response.status, text } };
     const error = errorOf(response.status, text, `${spec.method} ${spec.path}`);
     if (!RETRY_STATUSES.has(response.status)) return { error, retry: false };
