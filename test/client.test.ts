@@ -1,7 +1,7 @@
 /** The TypeScript client in Node against a real server that is stopped and started again. */
 import t from 'tap';
 import WebSocket from 'ws';
-import { HorologiumClient, type StatusEvent, type SubscribedInfo } from '../src/client/index.js';
+import { HorologiumClient, type SessionChange, type StatusEvent, type SubscribedInfo } from '../src/client/index.js';
 import { SignJWT } from 'jose';
 import { freePort } from './helpers/process.js';
 import { restartableServer, startServer } from './helpers/server.js';
@@ -176,4 +176,38 @@ t.test('a deleted session: unsubscribed reported, and the next incarnation follo
   await until(() => events.length === 2, 'the next incarnation');
   t.same(unsubscribed, [{ session: 'again', reason: 'deleted' }]);
   t.same(events, [[1, 'old'], [1, 'new']]);
+});
+
+t.test('watchSessions: changes of the sessions under the prefix, kept across a reconnect, and deletions', async (t) => {
+  const server = await restartableServer(t);
+  const { api, port } = server;
+  const changes: SessionChange[] = [];
+  const c = new HorologiumClient({
+    url: `ws://127.0.0.1:${port}/v1/stream`,
+    WebSocket,
+    onEvent: () => undefined,
+    onSession: (s) => changes.push(s),
+    backoff: { initialMs: 50, maxMs: 200 },
+  });
+  t.teardown(() => c.close());
+  c.watchSessions('team-a:');
+  await sleep(200);
+  await api.post('/v1/sessions/team-b:x/events', { type: 'n', data: {} });
+  await api.post('/v1/sessions/team-a:x/events', { type: 'n', data: {} });
+  await until(() => changes.length === 1, 'the first session');
+  t.match(changes[0], { session: 'team-a:x', head: 1, deleted: undefined });
+  await server.restart();
+  await sleep(300);
+  await api.post('/v1/sessions/team-a:y/events', { type: 'n', data: {} });
+  await until(() => changes.some((s) => s.session === 'team-a:y'), 'watched again after the reconnect');
+  await fetch(`${server.url}/v1/sessions/team-a:x`, { method: 'DELETE' });
+  await until(() => changes.some((s) => s.deleted === true), 'the deletion');
+  t.same(changes.find((s) => s.deleted), { session: 'team-a:x', deleted: true });
+  t.notOk(changes.some((s) => s.session.startsWith('team-b:')), 'nothing outside the prefix');
+  c.unwatchSessions();
+  await sleep(200);
+  const before = changes.length;
+  await api.post('/v1/sessions/team-a:z/events', { type: 'n', data: {} });
+  await sleep(1300);
+  t.equal(changes.length, before, 'nothing after unwatchSessions');
 });

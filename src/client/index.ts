@@ -4,13 +4,19 @@
  * each URL in turn), resumes each session from its last seq and epoch, drops duplicates by uuid,
  * ignores 💓, and tells the caller what happens: open, subscribed (with `recovered`), errors
  * (with the session they are about, and a refused or expired token), close (and whether it will
- * reconnect), reconnecting (attempt and delay), unsubscribed. With a token *function*, a JWT is
+ * reconnect), reconnecting (attempt and delay), unsubscribed, and (with `watchSessions`) changes
+ * of the sessions list, watched again on every new connection. With a token *function*, a JWT is
  * renewed with `refresh` before its `exp`, so a long-lived panel survives expiry without
  * reconnecting. A handler that throws is reported and never stops the client. What to do after
  * each close code comes from the catalog (src/errors.ts), not from literals here.
  */
 import { CLOSE_CODES, reconnectRule } from '../errors.js';
+import type { SessionSummaryJson } from '../wire/sessions.js';
 import { fullJitterDelay, type Backoff } from './backoff.js';
+
+/** A `session` frame of `watch_sessions`: a session's summary now, or its deletion. */
+export type SessionChange = (SessionSummaryJson & { deleted?: undefined }) | { session: string; deleted: true };
+export type { SessionSummaryJson };
 
 export interface StatusEvent {
   type: string;
@@ -86,6 +92,8 @@ export interface ClientOptions {
    * subscribes again from seq 0, so it follows the session's next incarnation.
    */
   onUnsubscribed?(info: { session: string; reason?: string }): void;
+  /** With `watchSessions`: a session was created, got an event, or was deleted (section 9). */
+  onSession?(change: SessionChange): void;
   /** A handler above threw; by default reported on the console. The client goes on. */
   onHandlerError?(error: unknown, handler: string): void;
   /**
@@ -132,6 +140,8 @@ export class HorologiumClient {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private refreshTimer: ReturnType<typeof setTimeout> | undefined;
   private connects = 0;
+  /** The `watch_sessions` prefix ('' for all), sent again on every connection; undefined: not watching. */
+  private watching: string | undefined;
   /** The socket is open and (if a token is configured) `auth` has been sent. */
   private ready = false;
 
@@ -149,6 +159,20 @@ export class HorologiumClient {
   unsubscribe(session: string): void {
     this.sessions.delete(session);
     this.send({ method: 'unsubscribe', params: { session } });
+  }
+
+  /**
+   * Follows the sessions list (those the token covers, starting with `prefix` if given): each change
+   * arrives at `onSession`, at most once a second per session. Kept across reconnects.
+   */
+  watchSessions(prefix?: string): void {
+    this.watching = prefix ?? '';
+    this.sendWatch();
+  }
+
+  unwatchSessions(): void {
+    this.watching = undefined;
+    this.send({ method: 'unwatch_sessions' });
   }
 
   /** The last seq received of `session`, if any. */
@@ -191,6 +215,7 @@ export class HorologiumClient {
     this.ready = true;
     this.call('onOpen', () => this.options.onOpen?.({ url }));
     for (const session of this.sessions.keys()) this.sendSubscribe(session);
+    this.sendWatch();
   }
 
   private closed(socket: SocketLike, code: number, reason: string): void {
@@ -237,6 +262,11 @@ export class HorologiumClient {
     // Before auth has been sent, `opened` subscribes everything once it has.
     if (!s || !this.ready) return;
     this.send({ method: 'subscribe', params: { session, ...(s.since === undefined ? {} : { since: s.since }), ...(s.epoch ? { epoch: s.epoch } : {}) } });
+  }
+
+  private sendWatch(): void {
+    if (this.watching === undefined || !this.ready) return;
+    this.send({ method: 'watch_sessions', ...(this.watching === '' ? {} : { params: { prefix: this.watching } }) });
   }
 
   private send(message: unknown): void {
@@ -300,6 +330,9 @@ export class HorologiumClient {
         if (info.reason === 'deleted' && this.sessions.has(info.session)) this.subscribe(info.session, 0);
         return;
       }
+      case 'session':
+        this.call('onSession', () => this.options.onSession?.(frame.result as SessionChange));
+        return;
       case 'refreshed':
         this.scheduleRefresh((frame.result as { exp: number | null }).exp);
         return;
