@@ -17,6 +17,7 @@ import rateLimit from '@fastify/rate-limit';
 import { eventRoutes } from './routes/events.js';
 import { ingestRoutes } from './routes/ingest.js';
 import { opsRoutes } from './routes/ops.js';
+import { panelRoutes } from './routes/panel.js';
 import { queueRoutes } from './routes/queue.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { sseRoutes } from './routes/sse.js';
@@ -183,6 +184,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   sessionRoutes(app, ctx);
   sseRoutes(app, ctx);
   opsRoutes(app, ctx);
+  await panelRoutes(app, config);
   await streamRoutes(app, ctx);
 
   app.addHook('preClose', async () => {

@@ -122,6 +122,8 @@ export interface Config {
   store: string;
   auth: AuthSettings;
   allowedOrigins?: string[];
+  /** Where the built panel is (index.html, app.js, panel.css); by default dist/panel of this package. */
+  panelDir?: string;
   insecure: boolean;
   previewLimit: number;
   passthroughTools: ReadonlySet<string>;

@@ -18,6 +18,7 @@ export const LAYERS: ReadonlyArray<readonly string[]> = [
   ['preview'],
   ['wire'],
   ['auth', 'client', 'producer'],
+  ['panel'],
   ['config.ts'],
   ['store'],
   ['metrics.ts'],

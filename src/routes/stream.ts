@@ -35,7 +35,7 @@ export async function streamRoutes(app: FastifyInstance, ctx: AppContext): Promi
   /** Refusals before the handshake, as HTTP replies with the error envelope. */
   const admit = async (request: FastifyRequest) => {
     const origin = request.headers.origin;
-    if (origin !== undefined && allowedOrigins && !allowedOrigins.includes(origin.toLowerCase())) {
+    if (origin !== undefined && allowedOrigins && !allowedOrigins.includes(origin.toLowerCase()) && !sameOrigin(origin, request.headers.host)) {
       throw new HorologiumError('FORBIDDEN', 'This origin may not open the stream (HOROLOGIUM_ALLOWED_ORIGINS).');
     }
     if ((perAddress.get(request.ip) ?? 0) >= config.maxConnectionsPerAddress) {
@@ -79,4 +79,18 @@ export async function streamRoutes(app: FastifyInstance, ctx: AppContext): Promi
       });
     },
   });
+}
+
+/**
+ * The built-in panel's own origin (the page was served by this server, through the same host name):
+ * always allowed, so setting HOROLOGIUM_ALLOWED_ORIGINS does not lock out the panel. The Host header
+ * is the client's to choose, so this is no defence against DNS rebinding; auth is.
+ */
+function sameOrigin(origin: string, host: string | undefined): boolean {
+  if (host === undefined) return false;
+  try {
+    return new URL(origin).host.toLowerCase() === host.toLowerCase();
+  } catch {
+    return false;
+  }
 }

@@ -1,0 +1,1 @@
+export function buildPanel(outDir: string): Promise<void>;

@@ -1,0 +1,50 @@
+/**
+ * The HTTP API as the panel uses it: relative URLs (so the panel works under a proxy's path prefix),
+ * the bearer token when one is stored, and the error envelope turned into an ApiError.
+ */
+import type { SessionSummaryJson } from '../wire/sessions.js';
+import { storedToken } from './token.js';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface SessionsPage {
+  sessions: SessionSummaryJson[];
+  next: string | null;
+}
+
+async function getJson<T>(path: string): Promise<T> {
+  const token = storedToken();
+  let res: Response;
+  try {
+    res = await fetch(path, { headers: token ? { authorization: `Bearer ${token}` } : {}, cache: 'no-store' });
+  } catch {
+    throw new ApiError(0, 'NETWORK', 'The server cannot be reached.');
+  }
+  const body = (await res.json().catch(() => undefined)) as { error?: { code?: string; message?: string } } | undefined;
+  if (!res.ok) throw new ApiError(res.status, body?.error?.code ?? 'HTTP_' + res.status, body?.error?.message ?? `The server replied ${res.status}.`);
+  return body as T;
+}
+
+export function listSessions(options: { cursor?: string | null; prefix?: string; limit?: number }): Promise<SessionsPage> {
+  const query = new URLSearchParams({ limit: String(options.limit ?? 100) });
+  if (options.cursor) query.set('cursor', options.cursor);
+  if (options.prefix) query.set('prefix', options.prefix);
+  return getJson<SessionsPage>(`v1/sessions?${query}`);
+}
+
+/** The stream's URL beside the page: ws: for http:, wss: for https:. */
+export function streamUrl(): string {
+  const url = new URL('v1/stream', location.href);
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  url.hash = '';
+  url.search = '';
+  return url.toString();
+}

@@ -1,0 +1,213 @@
+/**
+ * One session, live: replay from seq 0 through the project's client, then live events, as cards
+ * (timeline.ts, cards.ts). Big sessions stay smooth because at most MAX_DOM cards are in the page:
+ * the newest PAGE are drawn, "Show earlier" (or scrolling to the top) draws the page before, and
+ * events are applied once per animation frame however fast they come. In follow mode (the view
+ * is at its bottom) new cards scroll into view; a person who scrolled up keeps their place and gets
+ * "N new: jump to latest".
+ */
+import type { StatusEvent, SubscribedInfo } from '../client/index.js';
+import { card } from './cards.js';
+import { copyButton } from './copy.js';
+import { byId, el, replaceChildren } from './dom.js';
+import { Timeline, type Item } from './timeline.js';
+
+const PAGE = 200;
+const MAX_DOM = 400;
+/** Within this many pixels of the bottom counts as "at the bottom". */
+const BOTTOM_SLACK = 48;
+
+export class SessionView {
+  session: string | undefined;
+  private readonly timeline = new Timeline();
+  private pending: StatusEvent[] = [];
+  private flushQueued = false;
+  private epoch: string | undefined;
+  /** The items drawn are timeline.items[start, end). */
+  private start = 0;
+  private end = 0;
+  private following = true;
+  private readonly nodes = new Map<Item, HTMLElement>();
+  private readonly root = byId('session-view');
+  private readonly title = byId('session-title');
+  private readonly meta = byId('session-meta');
+  private readonly notices = byId('session-notices');
+  private readonly scroller = byId('cards-scroller');
+  private readonly cards = byId('cards');
+  private readonly earlier = byId<HTMLButtonElement>('show-earlier');
+  private readonly latest = byId<HTMLButtonElement>('jump-latest');
+
+  constructor() {
+    this.earlier.addEventListener('click', () => this.showEarlier());
+    this.latest.addEventListener('click', () => this.jumpToLatest());
+    this.scroller.addEventListener('scroll', () => this.scrolled(), { passive: true });
+  }
+
+  /** Shows `session` (or the empty state); the caller subscribes. */
+  open(session: string | undefined): void {
+    this.session = session;
+    this.timeline.clear();
+    this.pending = [];
+    this.epoch = undefined;
+    this.nodes.clear();
+    this.start = this.end = 0;
+    this.following = true;
+    this.root.dataset.view = session === undefined ? 'empty' : 'session';
+    replaceChildren(this.notices);
+    replaceChildren(this.cards);
+    replaceChildren(this.title, session === undefined ? 'No session selected' : el('span', { class: 'session-id' }, session), session === undefined ? null : copyButton('session id', () => session));
+    this.meta.textContent = session === undefined ? 'Pick a session on the left (↑/↓ or j/k, Enter).' : 'Subscribing…';
+    this.updateControls();
+  }
+
+  subscribed(info: SubscribedInfo): void {
+    if (info.session !== this.session) return;
+    if (this.epoch !== undefined && info.epoch !== this.epoch) {
+      // A new incarnation (the log was reset or deleted): its seqs start again.
+      this.reset();
+      this.notice('reset', 'The session started again (a new epoch): showing its new events.');
+    }
+    this.epoch = info.epoch;
+    if (!info.recovered && info.oldest > 1) this.notice('gap', `Events before ${info.oldest} are no longer retained.`);
+    this.meta.textContent = info.head === 0 ? 'No events yet: waiting for the first one.' : `${info.head} events · epoch ${info.epoch}`;
+    this.meta.dataset.head = String(info.head);
+  }
+
+  event(event: StatusEvent): void {
+    if (event.session !== this.session) return;
+    this.pending.push(event);
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    // A hidden tab gets no animation frames; a timer keeps its state current.
+    if (document.hidden) setTimeout(() => this.flush(), 100);
+    else requestAnimationFrame(() => this.flush());
+  }
+
+  deleted(session: string): void {
+    if (session !== this.session) return;
+    this.reset();
+    this.epoch = undefined;
+    this.notice('deleted', 'This session was deleted. Its next events, if any, appear here.');
+  }
+
+  refused(message: string): void {
+    this.notice('forbidden', `This token cannot read this session: ${message}`);
+    this.meta.textContent = 'Not allowed.';
+  }
+
+  private reset(): void {
+    this.timeline.clear();
+    this.pending = [];
+    this.nodes.clear();
+    this.start = this.end = 0;
+    replaceChildren(this.cards);
+    this.following = true;
+    this.updateControls();
+  }
+
+  private notice(kind: string, text: string): void {
+    this.notices.querySelector(`[data-kind="${kind}"]`)?.remove();
+    this.notices.append(el('p', { class: 'notice', 'data-kind': kind, role: 'status' }, text));
+  }
+
+  private flush(): void {
+    this.flushQueued = false;
+    const events = this.pending;
+    this.pending = [];
+    const change = this.timeline.apply(events);
+    const last = events.at(-1);
+    if (last && this.meta.dataset.head !== undefined) {
+      const head = Math.max(Number(this.meta.dataset.head), last.seq);
+      this.meta.dataset.head = String(head);
+      this.meta.textContent = `${head} events · epoch ${this.epoch ?? ''}`;
+    }
+    for (const item of change.updated) this.redraw(item);
+    if (change.added > 0 && this.following) {
+      const total = this.timeline.items.length;
+      if (total - this.start > MAX_DOM) this.drawRange(Math.max(0, total - PAGE), total);
+      else this.appendTo(total);
+      this.scrollToBottom();
+    }
+    this.updateControls();
+  }
+
+  private redraw(item: Item): void {
+    const old = this.nodes.get(item);
+    if (!old) return;
+    const next = card(item);
+    old.replaceWith(next);
+    this.nodes.set(item, next);
+  }
+
+  /** Draws the items from `end` up to `to` at the bottom. */
+  private appendTo(to: number): void {
+    const fragment = document.createDocumentFragment();
+    for (let i = this.end; i < to; i++) fragment.append(this.node(i));
+    this.cards.append(fragment);
+    this.end = to;
+  }
+
+  private drawRange(from: number, to: number): void {
+    this.nodes.clear();
+    replaceChildren(this.cards);
+    this.start = this.end = from;
+    this.appendTo(to);
+  }
+
+  private node(i: number): HTMLElement {
+    const item = this.timeline.items[i] as Item;
+    const node = card(item);
+    this.nodes.set(item, node);
+    return node;
+  }
+
+  /** Draws the page before the first card drawn, keeping what is on screen where it was. */
+  private showEarlier(): void {
+    if (this.start === 0) return;
+    const from = Math.max(0, this.start - PAGE);
+    const anchor = this.cards.firstElementChild as HTMLElement | null;
+    const anchorTop = anchor?.getBoundingClientRect().top ?? 0;
+    const fragment = document.createDocumentFragment();
+    for (let i = from; i < this.start; i++) fragment.append(this.node(i));
+    this.cards.prepend(fragment);
+    this.start = from;
+    // Keep the DOM bounded: cards beyond MAX_DOM at the bottom go (they come back with "jump to latest").
+    while (this.end - this.start > MAX_DOM) {
+      const item = this.timeline.items[--this.end] as Item;
+      this.nodes.get(item)?.remove();
+      this.nodes.delete(item);
+      this.following = false;
+    }
+    if (anchor) this.scroller.scrollTop += anchor.getBoundingClientRect().top - anchorTop;
+    this.updateControls();
+  }
+
+  private jumpToLatest(): void {
+    const total = this.timeline.items.length;
+    this.drawRange(Math.max(0, total - PAGE), total);
+    this.following = true;
+    this.scrollToBottom();
+    this.updateControls();
+  }
+
+  private scrolled(): void {
+    const atBottom = this.scroller.scrollHeight - this.scroller.scrollTop - this.scroller.clientHeight <= BOTTOM_SLACK;
+    if (atBottom && this.end === this.timeline.items.length) this.following = true;
+    else if (!atBottom) this.following = false;
+    if (this.scroller.scrollTop < 80 && this.start > 0) this.showEarlier();
+    this.updateControls();
+  }
+
+  private scrollToBottom(): void {
+    this.scroller.scrollTop = this.scroller.scrollHeight;
+  }
+
+  private updateControls(): void {
+    this.earlier.hidden = this.start === 0;
+    this.earlier.textContent = `Show earlier (${this.start} more)`;
+    const unseen = this.timeline.items.length - this.end;
+    this.latest.hidden = this.following && unseen === 0;
+    this.latest.textContent = unseen > 0 ? `${unseen} new: jump to latest` : 'Jump to latest';
+    this.root.dataset.following = String(this.following);
+  }
+}
