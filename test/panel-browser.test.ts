@@ -131,3 +131,29 @@ t.test('with auth: the prompt, a refused token, a token that lacks the session, 
   t.equal(await page.locator('.notice[data-kind="forbidden"]').textContent(), 'This token cannot read this session: This token does not cover session theirs.');
   t.equal(await page.evaluate(() => (globalThis as unknown as { sessionStorage: { getItem(k: string): string | null } }).sessionStorage.getItem('horologium.token')), 'panel-subscribe-0123456789');
 });
+
+t.test('keyboard: j/k and the arrows move between sessions, most recent first; / focuses the filter', async (t) => {
+  const browser = await launchChromium(t);
+  if (!browser) return;
+  const srv = await startServer(t, { panelDir: await builtPanel(t) });
+  for (const s of ['older', 'middle', 'newest']) {
+    await srv.post(`/v1/sessions/${s}/events`, { type: 'n', data: {} });
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const page = await browser.newPage();
+  await page.goto(`${srv.url}/`);
+  await page.locator('.session-item[data-session="older"]').waitFor();
+  t.same(await page.locator('.session-item').evaluateAll((a) => a.map((x) => x.getAttribute('data-session'))), ['newest', 'middle', 'older']);
+  await page.keyboard.press('j');
+  await page.locator('.session-item[data-session="newest"][aria-current="page"]').waitFor();
+  await page.keyboard.press('ArrowDown');
+  await page.locator('.session-item[data-session="middle"][aria-current="page"]').waitFor();
+  t.equal(new URL(page.url()).hash, '#/sessions/middle');
+  await page.keyboard.press('k');
+  await page.locator('.session-item[data-session="newest"][aria-current="page"]').waitFor();
+  await page.keyboard.press('/');
+  t.equal(await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { id: string } } }).document.activeElement.id), 'session-filter');
+  await page.keyboard.type('mid');
+  await page.locator('.session-item[data-session="older"]').waitFor({ state: 'detached' });
+  t.same(await page.locator('.session-item').evaluateAll((a) => a.map((x) => x.getAttribute('data-session'))), ['middle'], 'the filter');
+});
