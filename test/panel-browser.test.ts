@@ -12,7 +12,7 @@ const cardCount = (page: Page) => page.locator('#cards .card').count();
 t.test('a session posted after the page opened appears; its card goes from running to done with the preview', async (t) => {
   const browser = await launchChromium(t);
   if (!browser) return;
-  const srv = await startServer(t, { panelDir: await builtPanel(t) });
+  const srv = await startServer(t, { panelDir: await builtPanel() });
   const page = await browser.newPage();
   await page.goto(`${srv.url}/`);
   await page.locator('#connection[data-state="connected"]').waitFor();
@@ -40,7 +40,7 @@ t.test('a session posted after the page opened appears; its card goes from runni
 t.test('a read_file result is a file view whose content is text, <script> included', async (t) => {
   const browser = await launchChromium(t);
   if (!browser) return;
-  const srv = await startServer(t, { panelDir: await builtPanel(t) });
+  const srv = await startServer(t, { panelDir: await builtPanel() });
   const content = '<script>window.__pwned = 1</script>\n<img src=x onerror="window.__pwned = 2">\nline 3\n';
   await srv.post('/v1/sessions/files/tool-results', { call_id: 'r1', name: 'read_file', result: { path: 'evil.html', range: [10, 12], content } });
   await srv.post('/v1/sessions/files/events', { type: 'note', data: { html: '<b>bold?</b>' } });
@@ -60,7 +60,7 @@ t.test('a read_file result is a file view whose content is text, <script> includ
 t.test('the server restarts: the badge says reconnecting, then the session resumes with no duplicate card', async (t) => {
   const browser = await launchChromium(t);
   if (!browser) return;
-  const server = await restartableServer(t, { panelDir: await builtPanel(t) });
+  const server = await restartableServer(t, { panelDir: await builtPanel() });
   for (let k = 1; k <= 3; k++) await server.api.post('/v1/sessions/rs/tool-results', { call_id: `k${k}`, name: 'step', result: `r${k}` });
   const page = await browser.newPage();
   await page.goto(`${server.url}/#/sessions/rs`);
@@ -77,7 +77,7 @@ t.test('the server restarts: the badge says reconnecting, then the session resum
 t.test('a 10,000-event session: the DOM stays bounded, it scrolls, and paging back reaches the first event', async (t) => {
   const browser = await launchChromium(t);
   if (!browser) return;
-  const srv = await startServer(t, { panelDir: await builtPanel(t), store: 'memory:', historySize: 12_000 });
+  const srv = await startServer(t, { panelDir: await builtPanel(), store: 'memory:', historySize: 12_000 });
   const total = 10_000;
   let next = 1;
   const worker = async () => {
@@ -111,7 +111,7 @@ t.test('with auth: the prompt, a refused token, a token that lacks the session, 
     { token: 'panel-subscribe-0123456789', scopes: ['subscribe' as const], sessions: ['mine'] },
     { token: 'panel-admin-01234567890123', scopes: ['admin' as const, 'publish' as const], sessions: ['*'] },
   ];
-  const srv = await startServer(t, { panelDir: await builtPanel(t), auth: { tokens, open: false }, rateLimit: 0 });
+  const srv = await startServer(t, { panelDir: await builtPanel(), auth: { tokens, open: false }, rateLimit: 0 });
   const admin = { authorization: 'Bearer panel-admin-01234567890123' };
   await srv.post('/v1/sessions/mine/events', { type: 'n', data: {} }, admin);
   await srv.post('/v1/sessions/theirs/events', { type: 'n', data: {} }, admin);
@@ -135,7 +135,7 @@ t.test('with auth: the prompt, a refused token, a token that lacks the session, 
 t.test('keyboard: j/k and the arrows move between sessions, most recent first; / focuses the filter', async (t) => {
   const browser = await launchChromium(t);
   if (!browser) return;
-  const srv = await startServer(t, { panelDir: await builtPanel(t) });
+  const srv = await startServer(t, { panelDir: await builtPanel() });
   for (const s of ['older', 'middle', 'newest']) {
     await srv.post(`/v1/sessions/${s}/events`, { type: 'n', data: {} });
     await new Promise((r) => setTimeout(r, 20));

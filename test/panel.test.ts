@@ -4,7 +4,7 @@ import { builtPanel } from './helpers/browser.js';
 import { startServer, tempDir } from './helpers/server.js';
 
 t.test('GET / is the page, with a CSP that allows only this origin; its files are under /panel/', async (t) => {
-  const srv = await startServer(t, { panelDir: await builtPanel(t) });
+  const srv = await startServer(t, { panelDir: await builtPanel() });
   const page = await fetch(`${srv.url}/`);
   t.equal(page.status, 200);
   t.match(page.headers.get('content-type'), /^text\/html/);
@@ -26,7 +26,7 @@ t.test('GET / is the page, with a CSP that allows only this origin; its files ar
 });
 
 t.test('/sessions/:id redirects to the hash route; a bad id is the envelope', async (t) => {
-  const srv = await startServer(t, { panelDir: await builtPanel(t) });
+  const srv = await startServer(t, { panelDir: await builtPanel() });
   const res = await fetch(`${srv.url}/sessions/team-a:run.1`, { redirect: 'manual' });
   t.equal(res.status, 302);
   t.equal(res.headers.get('location'), '../#/sessions/team-a%3Arun.1');

@@ -44,7 +44,5 @@ export function listSessions(options: { cursor?: string | null; prefix?: string;
 export function streamUrl(): string {
   const url = new URL('v1/stream', location.href);
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-  url.hash = '';
-  url.search = '';
   return url.toString();
 }

@@ -23,6 +23,8 @@ export class SessionView {
   private pending: StatusEvent[] = [];
   private flushQueued = false;
   private epoch: string | undefined;
+  /** The session's head seq as last known (the subscribed head, then each event); undefined before subscribed. */
+  private head: number | undefined;
   /** The items drawn are timeline.items[start, end). */
   private start = 0;
   private end = 0;
@@ -46,18 +48,12 @@ export class SessionView {
   /** Shows `session` (or the empty state); the caller subscribes. */
   open(session: string | undefined): void {
     this.session = session;
-    this.timeline.clear();
-    this.pending = [];
-    this.epoch = undefined;
-    this.nodes.clear();
-    this.start = this.end = 0;
-    this.following = true;
+    this.reset();
+    this.epoch = this.head = undefined;
     this.root.dataset.view = session === undefined ? 'empty' : 'session';
     replaceChildren(this.notices);
-    replaceChildren(this.cards);
     replaceChildren(this.title, session === undefined ? 'No session selected' : el('span', { class: 'session-id' }, session), session === undefined ? null : copyButton('session id', () => session));
     this.meta.textContent = session === undefined ? 'Pick a session on the left (↑/↓ or j/k, Enter).' : 'Subscribing…';
-    this.updateControls();
   }
 
   subscribed(info: SubscribedInfo): void {
@@ -69,8 +65,12 @@ export class SessionView {
     }
     this.epoch = info.epoch;
     if (!info.recovered && info.oldest > 1) this.notice('gap', `Events before ${info.oldest} are no longer retained.`);
-    this.meta.textContent = info.head === 0 ? 'No events yet: waiting for the first one.' : `${info.head} events · epoch ${info.epoch}`;
-    this.meta.dataset.head = String(info.head);
+    this.showHead(info.head);
+  }
+
+  private showHead(head: number): void {
+    this.head = head;
+    this.meta.textContent = head === 0 ? 'No events yet: waiting for the first one.' : `${head} events · epoch ${this.epoch ?? ''}`;
   }
 
   event(event: StatusEvent): void {
@@ -116,11 +116,7 @@ export class SessionView {
     this.pending = [];
     const change = this.timeline.apply(events);
     const last = events.at(-1);
-    if (last && this.meta.dataset.head !== undefined) {
-      const head = Math.max(Number(this.meta.dataset.head), last.seq);
-      this.meta.dataset.head = String(head);
-      this.meta.textContent = `${head} events · epoch ${this.epoch ?? ''}`;
-    }
+    if (last && this.head !== undefined && last.seq > this.head) this.showHead(last.seq);
     for (const item of change.updated) this.redraw(item);
     if (change.added > 0 && this.following) {
       const total = this.timeline.items.length;

@@ -36,23 +36,17 @@ export interface TimelineChange {
 export class Timeline {
   readonly items: Item[] = [];
   private readonly byKey = new Map<string, Item>();
-  /** An item's index in `items`, for cards already drawn. */
-  private readonly index = new Map<Item, number>();
   lastSeq = 0;
 
   clear(): void {
     this.items.length = 0;
     this.byKey.clear();
-    this.index.clear();
     this.lastSeq = 0;
-  }
-
-  indexOf(item: Item): number {
-    return this.index.get(item) ?? -1;
   }
 
   apply(events: StatusEvent[]): TimelineChange {
     const change: TimelineChange = { added: 0, updated: new Set() };
+    const before = this.lastSeq;
     for (const event of events) {
       if (event.seq <= this.lastSeq) continue;
       this.lastSeq = event.seq;
@@ -74,8 +68,8 @@ export class Timeline {
         item.completed = event;
       }
       if (existing) {
-        // A card added in this same batch is drawn whole anyway.
-        if (this.indexOf(existing) < this.items.length - change.added) change.updated.add(existing);
+        // A card that started in this same batch is drawn whole anyway.
+        if (existing.seq <= before) change.updated.add(existing);
       } else {
         this.add(item, change);
       }
@@ -85,7 +79,6 @@ export class Timeline {
 
   private add(item: Item, change: TimelineChange): void {
     this.byKey.set(item.key, item);
-    this.index.set(item, this.items.length);
     this.items.push(item);
     change.added++;
   }

@@ -3,15 +3,16 @@
  * test's own. Where /usr/bin/chromium is missing the browser tests skip with a message, except in
  * CI (CI=true), where they fail: .ci/run installs it.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'tap';
 import { chromium, type Browser } from 'playwright-core';
-import { tempDir } from './server.js';
+import { buildPanel } from '../../scripts/build-panel.mjs';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
-/** The browser, or undefined after t.skip / t.fail when it cannot run here. */
+/** The browser, or undefined (after a SKIP comment, or t.fail in CI) when it cannot run here. */
 export async function launchChromium(t: Test): Promise<Browser | undefined> {
   if (!existsSync(CHROMIUM)) {
     if (process.env.CI === 'true') t.fail(`${CHROMIUM} is missing: CI must install Debian's chromium package`);
@@ -27,10 +28,18 @@ export async function launchChromium(t: Test): Promise<Browser | undefined> {
   return browser;
 }
 
-/** Builds the panel into a temporary directory and returns it (for Config.panelDir). */
-export async function builtPanel(t: Test): Promise<string> {
-  const dir = join(tempDir(t), 'panel');
-  const { buildPanel } = (await import('../../scripts/build-panel.mjs')) as { buildPanel(dir: string): Promise<void> };
-  await buildPanel(dir);
-  return dir;
+let build: Promise<string> | undefined;
+
+/**
+ * The panel built from the sources into a temporary directory (for Config.panelDir): once per test
+ * process, since every test of a file serves the same build; removed when the process exits.
+ */
+export function builtPanel(): Promise<string> {
+  build ??= (async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'horologium-panel-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    await buildPanel(dir);
+    return dir;
+  })();
+  return build;
 }
