@@ -100,6 +100,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const metrics = new Metrics(store);
   const queueWatch = new QueueWatch(store);
   const hub = new Hub(store, config.heartbeatMs);
+  metrics.watchStreams(hub);
   const retention = new Retention(store, config, (slice) => {
     metrics.retentionEntriesRemoved.inc(slice.entriesRemoved);
     metrics.retentionSessionsRemoved.inc(slice.sessionsRemoved);
@@ -118,9 +119,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // An upgrade answered over HTTP (refused before the handshake, or no such route) runs on a
     // socket @fastify/websocket assigned by hand, outside the HTTP server's bookkeeping: writing
     // the reply closes nothing, so end it here or its descriptor leaks.
-    if (request.raw.headers.upgrade !== undefined) request.raw.socket.end();
+    const upgrade = request.raw.headers.upgrade !== undefined;
+    if (upgrade) request.raw.socket.end();
     const route = request.routeOptions.url ?? 'unmatched';
-    metrics.requests.inc({ route, method: request.method, status: String(reply.statusCode) });
+    metrics.requestDone(route, request.method, reply.statusCode, reply.elapsedTime / 1000);
+    const { streamKind } = request.routeOptions.config;
+    // A stream that never started (the WebSocket's upgrade, or an SSE request, answered with an error).
+    if (streamKind !== undefined && reply.statusCode >= 400 && (upgrade || streamKind !== 'ws')) {
+      const code = request.logContext?.error ?? String(reply.statusCode);
+      metrics.streamRefused.inc({ stream: streamKind, code });
+      request.log.info({ stream: streamKind, address: request.ip, status: reply.statusCode, code }, 'stream refused');
+    }
     request.log[PROBE_ROUTES.has(route) ? 'debug' : 'info'](
       {
         method: request.method,
@@ -136,7 +145,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
 
   registerJsonBodyParser(app);
-  registerAuthGuard(app, authenticator);
+  registerAuthGuard(app, authenticator, (surface, kind) => metrics.authFailed(surface, kind));
   if (authenticator.enabled && config.rateLimit > 0) {
     // After the guard's hook, so the key is the token (its principal id), never the address.
     await app.register(rateLimit, {

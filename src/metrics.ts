@@ -1,11 +1,32 @@
 /**
- * Prometheus metrics (prom-client), every name prefixed `horologium_`. One registry per app, so
- * that tests can build several apps in one process.
+ * Prometheus metrics (prom-client), every name of ours prefixed `horologium_`, every label bounded
+ * (docs/operations.md lists them). One registry per app, so that tests can build several apps in
+ * one process.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { AuthFailureKind } from './auth/authenticator.js';
+import type { AuthSurface } from './auth/guard.js';
+import { STREAM_KINDS, type StreamKind } from './wire/stream-kinds.js';
 import type { Store } from './store/types.js';
+import { VERSION } from './version.js';
 
 const LABELLED_EVENT_TYPES: ReadonlySet<string> = new Set(['tool_starting', 'tool_completed']);
+
+/** Running totals of one stream kind since start-up, added to by each connection's StreamTelemetry. */
+export class StreamTotals {
+  frames = 0;
+  bytes = 0;
+  replayed = 0;
+  slowConsumerCloses = 0;
+  /** Closes by close-code label. */
+  readonly closes = new Map<string, number>();
+}
+
+/** Open connections and their subscriptions, of one stream kind. */
+export interface StreamCensus {
+  connections: number;
+  subscriptions: number;
+}
 
 export class Metrics {
   readonly registry = new Registry();
@@ -31,6 +52,32 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly storeCommitDuration = new Histogram({
+    name: 'horologium_store_commit_duration_seconds',
+    help: 'Time for one store commit, from hand-over to the backend to its reply (sqlite: one fsynced transaction; redis: one script).',
+    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers: [this.registry],
+  });
+
+  readonly storeCommitWrites = new Histogram({
+    name: 'horologium_store_commit_writes',
+    help: 'Writes per store commit (sqlite joins concurrent writes into one transaction; a redis commit is one write).',
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
+    registers: [this.registry],
+  });
+
+  readonly redisCommandErrors = new Counter({
+    name: 'horologium_redis_command_errors_total',
+    help: 'Redis commands that failed (unreachable, timed out, or refused).',
+    registers: [this.registry],
+  });
+
+  readonly redisReconnects = new Counter({
+    name: 'horologium_redis_reconnects_total',
+    help: 'Reconnection attempts of the Redis connections (commands and pub/sub).',
+    registers: [this.registry],
+  });
+
   readonly retentionEntriesRemoved = new Counter({
     name: 'horologium_retention_entries_removed_total',
     help: 'Acknowledged queue entries removed by HOROLOGIUM_RETAIN_ACKED.',
@@ -43,8 +90,65 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly httpDuration = new Histogram({
+    name: 'horologium_http_request_duration_seconds',
+    help: 'HTTP request duration (headers received to reply sent) by route, method and status class (2xx, 4xx, …).',
+    labelNames: ['route', 'method', 'status_class'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+    registers: [this.registry],
+  });
+
+  readonly authFailures = new Counter({
+    name: 'horologium_auth_failures_total',
+    help: 'Refused tokens and scopes, by surface (http, ws, sse, ag_ui) and kind (missing, malformed, invalid, expired, forbidden).',
+    labelNames: ['surface', 'kind'] as const,
+    registers: [this.registry],
+  });
+
+  readonly streamRefused = new Counter({
+    name: 'horologium_stream_refused_total',
+    help: 'Stream openings refused before the stream started (an HTTP error reply), by stream and error code.',
+    labelNames: ['stream', 'code'] as const,
+    registers: [this.registry],
+  });
+
+  /** What each stream kind carried, kept as plain numbers on the send path and published at scrape. */
+  readonly streams: Record<StreamKind, StreamTotals> = { ws: new StreamTotals(), sse: new StreamTotals(), ag_ui: new StreamTotals() };
+
   constructor(store: Store) {
     const registry = this.registry;
+    new Gauge({
+      name: 'horologium_build_info',
+      help: 'Always 1; the labels say which build runs on which Node.js.',
+      labelNames: ['version', 'node'] as const,
+      registers: [registry],
+    }).set({ version: VERSION, node: process.versions.node }, 1);
+    const streams = this.streams;
+    const streamCounter = (name: string, help: string, value: (totals: StreamTotals) => number) =>
+      new Counter({
+        name,
+        help,
+        labelNames: ['stream'] as const,
+        registers: [registry],
+        collect() {
+          this.reset();
+          for (const kind of STREAM_KINDS) this.inc({ stream: kind }, value(streams[kind]));
+        },
+      });
+    streamCounter('horologium_stream_frames_sent_total', 'Stream messages sent (status, subscribed, error, …; heartbeats not counted).', (s) => s.frames);
+    streamCounter('horologium_stream_bytes_sent_total', 'Bytes of those messages as written (WebSocket frames, SSE records).', (s) => s.bytes);
+    streamCounter('horologium_stream_replay_events_total', 'Events sent from the store (replay after subscribe, catch-up after a gap) rather than live.', (s) => s.replayed);
+    streamCounter('horologium_stream_slow_consumer_closes_total', 'Connections closed because the client stopped reading (4008).', (s) => s.slowConsumerCloses);
+    new Counter({
+      name: 'horologium_stream_closes_total',
+      help: 'Stream connections ended, by stream and close code (an SSE response: the code its WebSocket twin would have; 1000 when the client left).',
+      labelNames: ['stream', 'code'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const kind of STREAM_KINDS) for (const [code, n] of streams[kind].closes) this.inc({ stream: kind, code }, n);
+      },
+    });
     new Gauge({
       name: 'horologium_queue_depth',
       help: 'Unacknowledged model queue entries across all sessions.',
@@ -64,6 +168,38 @@ export class Metrics {
         // of series, so only the types the service itself defines are labels of their own.
         for (const e of events) this.eventsAppended.inc({ type: LABELLED_EVENT_TYPES.has(e.type) ? e.type : 'other' });
       },
+      committed: (writes, seconds) => {
+        this.storeCommitDuration.observe(seconds);
+        this.storeCommitWrites.observe(writes);
+      },
+      trouble: (kind) => (kind === 'reconnect' ? this.redisReconnects : this.redisCommandErrors).inc(),
     });
+  }
+
+  /** The stream gauges, computed from the hub's connections at each scrape. */
+  watchStreams(hub: { census(): Record<StreamKind, StreamCensus> }): void {
+    const gauge = (name: string, help: string, value: (c: StreamCensus) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['stream'] as const,
+        registers: [this.registry],
+        collect() {
+          const census = hub.census();
+          for (const kind of STREAM_KINDS) this.set({ stream: kind }, value(census[kind]));
+        },
+      });
+    gauge('horologium_stream_connections', 'Open stream connections.', (c) => c.connections);
+    gauge('horologium_stream_subscriptions', 'Session subscriptions of the open stream connections.', (c) => c.subscriptions);
+  }
+
+  authFailed(surface: AuthSurface, kind: AuthFailureKind): void {
+    this.authFailures.inc({ surface, kind });
+  }
+
+  /** One HTTP request answered. */
+  requestDone(route: string, method: string, status: number, seconds: number): void {
+    this.requests.inc({ route, method, status: String(status) });
+    this.httpDuration.observe({ route, method, status_class: `${Math.floor(status / 100)}xx` }, seconds);
   }
 }

@@ -10,6 +10,9 @@ import type { Outgoing, Transport } from '../src/hub/transport.js';
 import { MemoryStore } from '../src/store/memory.js';
 import { StoreUnavailableError } from '../src/store/types.js';
 import { until } from './helpers/wait.js';
+import { pino } from 'pino';
+import { StreamTelemetry } from '../src/hub/stream-telemetry.js';
+import { StreamTotals } from '../src/metrics.js';
 
 class FakeTransport implements Transport {
   sent: Array<{ method: string; seq?: number; epoch?: string }> = [];
@@ -21,9 +24,10 @@ class FakeTransport implements Transport {
   get open(): boolean {
     return this.closed === undefined && !this.terminated;
   }
-  send(message: Outgoing, epoch?: string): void {
-    if (!this.open) return;
+  send(message: Outgoing, epoch?: string): number {
+    if (!this.open) return 0;
     this.sent.push({ method: message.method, ...(message.seq === undefined ? {} : { seq: message.seq }), ...(epoch === undefined ? {} : { epoch }) });
+    return message.byteLength;
   }
   drained(): Promise<void> {
     return new Promise((resolve) => this.drainWaiters.push(resolve));
@@ -42,6 +46,9 @@ class FakeTransport implements Transport {
   }
 }
 
+/** Telemetry that logs nothing: these tests look at what the transport was given. */
+const quietTelemetry = () => new StreamTelemetry('ws', new StreamTotals(), pino({ enabled: false }), '127.0.0.1', undefined);
+
 const statusSeqs = (tr: FakeTransport) => tr.sent.filter((m) => m.method === 'status').map((m) => m.seq);
 
 async function setup(t: Test, maxBufferedBytes = 1 << 20) {
@@ -49,7 +56,7 @@ async function setup(t: Test, maxBufferedBytes = 1 << 20) {
   const hub = new Hub(store, 60_000);
   t.teardown(() => hub.closeAll());
   const transport = new FakeTransport();
-  const connection = new Connection(transport, store, hub, { maxBufferedBytes, maxSubscriptions: 10 });
+  const connection = new Connection(transport, store, hub, { maxBufferedBytes, maxSubscriptions: 10 }, quietTelemetry());
   hub.attach(connection);
   return { store, hub, transport, connection };
 }
@@ -121,9 +128,9 @@ t.test('a subscribe that cannot read the store: an error frame naming the sessio
   const send = transport.send.bind(transport);
   transport.send = (message, epoch) => {
     frames.push(message.frame);
-    send(message, epoch);
+    return send(message, epoch);
   };
-  const connection = new Connection(transport, store, hub, { maxBufferedBytes: 1 << 20, maxSubscriptions: 10 });
+  const connection = new Connection(transport, store, hub, { maxBufferedBytes: 1 << 20, maxSubscriptions: 10 }, quietTelemetry());
   await connection.subscribe('s', 0, undefined);
   t.same(frames.map((f) => JSON.parse(f)), [
     { method: 'error', result: { code: 'STORE_UNAVAILABLE', message: 'the store is unreachable; subscribe again shortly', session: 's' } },

@@ -5,18 +5,12 @@
  * that a producer cannot multiply.
  */
 import t from 'tap';
-import { spawnServer } from './helpers/process.js';
+import { logLines, spawnServer } from './helpers/process.js';
 import { client, startServer } from './helpers/server.js';
 import { sleep } from './helpers/wait.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-type Line = Record<string, unknown>;
-const lines = (output: string): Line[] =>
-  output
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as Line);
 
 t.test('request ids: a well-formed X-Request-Id is kept and echoed, else a UUID is made; the log line carries it', async (t) => {
   const proc = await spawnServer(t, { HOROLOGIUM_STORE: 'memory:' });
@@ -32,7 +26,7 @@ t.test('request ids: a well-formed X-Request-Id is kept and echoed, else a UUID 
   t.equal(error.status, 400);
   t.equal(error.headers.get('x-request-id'), 'req-4xx', 'error replies carry it too');
   await sleep(200);
-  const requestLines = lines(proc.output()).filter((l) => l.msg === 'request');
+  const requestLines = logLines(proc.output()).filter((l) => l.msg === 'request');
   t.match(requestLines.find((l) => l.reqId === 'trace-abc.123'), { route: '/v1/sessions/:session/events', status: 202, session: 'rid' });
   t.ok(requestLines.some((l) => l.reqId === made[0]), 'the generated id is the logged one');
   t.match(requestLines.find((l) => l.reqId === 'req-4xx'), { status: 400, error: 'INVALID_BODY', session: 'rid' }, 'a 4xx line names its code and session');
@@ -43,20 +37,20 @@ t.test('probes are logged at debug only; the start-up line says address, store a
   await fetch(`${info.url}/readyz`);
   await fetch(`${info.url}/v1/sessions`);
   await sleep(200);
-  const infoLines = lines(info.output());
+  const infoLines = logLines(info.output());
   t.same(infoLines.filter((l) => l.route === '/healthz' || l.route === '/readyz'), [], 'no probe line at info');
   t.ok(infoLines.some((l) => l.route === '/v1/sessions'), 'other requests are');
   t.match(infoLines.find((l) => l.msg === 'horologium ready'), { address: info.url, store: 'memory', auth: 'off' });
   const debug = await spawnServer(t, { HOROLOGIUM_STORE: 'memory:', LOG_LEVEL: 'debug' });
   await fetch(`${debug.url}/readyz`);
   await sleep(200);
-  t.ok(lines(debug.output()).some((l) => l.route === '/readyz' && l.level === 20), 'at debug, probes are logged');
+  t.ok(logLines(debug.output()).some((l) => l.route === '/readyz' && l.level === 20), 'at debug, probes are logged');
 });
 
 t.test('an unknown HOROLOGIUM_* variable is warned about, with the nearest real one', async (t) => {
   const proc = await spawnServer(t, { HOROLOGIUM_STORE: 'memory:', HOROLOGIUM_TOKEN: 'meant-to-be-a-secret', HOROLOGIUM_CLIENT_URL: 'http://127.0.0.1:1', HOROLOGIUM_ZZZZZZZZZZZZZZZZZZZZ: '1' });
   await sleep(200);
-  const warnings = lines(proc.output()).filter((l) => l.level === 40);
+  const warnings = logLines(proc.output()).filter((l) => l.level === 40);
   t.match(warnings.find((l) => l.variable === 'HOROLOGIUM_TOKEN'), { suggestion: 'HOROLOGIUM_TOKENS', msg: 'unknown setting HOROLOGIUM_TOKEN is ignored; did you mean HOROLOGIUM_TOKENS?' });
   t.match(warnings.find((l) => l.variable === 'HOROLOGIUM_ZZZZZZZZZZZZZZZZZZZZ'), { msg: 'unknown setting HOROLOGIUM_ZZZZZZZZZZZZZZZZZZZZ is ignored' });
   t.notOk(warnings.some((l) => l.variable === 'HOROLOGIUM_CLIENT_URL'), "the CLI's own variables are not the server's business");

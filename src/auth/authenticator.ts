@@ -19,9 +19,23 @@ export interface AuthSettings {
   open: boolean;
 }
 
+/**
+ * Why a request was refused, as `horologium_auth_failures_total` labels it: no token, one that is not
+ * even shaped like a token, one that does not verify, an expired one (all 401 / 4001), or a valid
+ * token that does not allow what was asked (403 / 4003 / a FORBIDDEN error frame).
+ */
+export type AuthFailureKind = 'missing' | 'malformed' | 'invalid' | 'expired' | 'forbidden';
+
 /** A missing, malformed, invalid or expired token: 401 on HTTP, 4001 on the stream. */
 export class AuthError extends Error {
   override name = 'AuthError';
+
+  constructor(
+    readonly kind: Exclude<AuthFailureKind, 'forbidden'>,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 const digest = (token: string) => createHash('sha256').update(token).digest();
@@ -47,14 +61,14 @@ export class Authenticator {
   }
 
   async verify(token: string): Promise<Principal> {
-    if (token.length === 0 || token.length > 8192) throw new AuthError('the token is malformed');
+    if (token.length === 0 || token.length > 8192) throw new AuthError('malformed', 'the token is malformed');
     const candidate = digest(token);
     // Every static token is compared, equal-length digests in constant time, whatever matches.
     let found: Principal | undefined;
     for (const s of this.statics) if (timingSafeEqual(s.digest, candidate)) found = s.principal;
     if (found) return found;
     if ((this.secret || this.publicKey) && token.split('.').length === 3) return this.verifyJwt(token);
-    throw new AuthError('the token is not valid');
+    throw new AuthError('invalid', 'the token is not valid');
   }
 
   private async verifyJwt(token: string): Promise<Principal> {
@@ -62,25 +76,25 @@ export class Authenticator {
     try {
       alg = decodeProtectedHeader(token).alg;
     } catch {
-      throw new AuthError('the token is malformed');
+      throw new AuthError('malformed', 'the token is malformed');
     }
     const hs = alg === 'HS256';
     const key = hs ? this.secret : this.publicKey?.key;
     const algorithms = hs ? ['HS256'] : (this.publicKey?.algorithms ?? []);
-    if (!key || !alg || !algorithms.includes(alg)) throw new AuthError("the token's algorithm is not one the configured keys accept");
+    if (!key || !alg || !algorithms.includes(alg)) throw new AuthError('invalid', "the token's algorithm is not one the configured keys accept");
     let payload: Record<string, unknown>;
     try {
       ({ payload } = await jwtVerify(token, key, { algorithms, requiredClaims: ['exp'] }));
     } catch (err) {
-      if (err instanceof joseErrors.JWTExpired) throw new AuthError('the token has expired');
-      if (err instanceof joseErrors.JWTClaimValidationFailed) throw new AuthError(`the token's ${err.claim} claim is not valid`);
-      throw new AuthError('the token is not valid');
+      if (err instanceof joseErrors.JWTExpired) throw new AuthError('expired', 'the token has expired');
+      if (err instanceof joseErrors.JWTClaimValidationFailed) throw new AuthError('invalid', `the token's ${err.claim} claim is not valid`);
+      throw new AuthError('invalid', 'the token is not valid');
     }
     const scope = payload.scope;
     const sessions = payload.sessions;
-    if (typeof scope !== 'string') throw new AuthError('the token has no scope claim (space-separated scopes)');
+    if (typeof scope !== 'string') throw new AuthError('invalid', 'the token has no scope claim (space-separated scopes)');
     if (!Array.isArray(sessions) || !sessions.every((s) => typeof s === 'string' && s.length > 0)) {
-      throw new AuthError('the token has no sessions claim (an array of session ids or prefixes ending in *)');
+      throw new AuthError('invalid', 'the token has no sessions claim (an array of session ids or prefixes ending in *)');
     }
     const scopes = new Set(scope.split(' ').filter((s): s is Scope => (SCOPES as readonly string[]).includes(s)));
     return { id: tokenId(token), scopes, sessions: sessions as string[], expiresAt: (payload.exp as number) * 1000 };
@@ -91,6 +105,6 @@ export class Authenticator {
 export function bearerToken(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
   const match = /^Bearer +([^ ]+) *$/i.exec(header);
-  if (!match) throw new AuthError('the Authorization header must be "Bearer <token>"');
+  if (!match) throw new AuthError('malformed', 'the Authorization header must be "Bearer <token>"');
   return match[1];
 }

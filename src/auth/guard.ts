@@ -9,7 +9,8 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HorologiumError } from '../errors.js';
-import { AuthError, bearerToken, type Authenticator } from './authenticator.js';
+import type { StreamKind } from '../wire/stream-kinds.js';
+import { AuthError, bearerToken, type AuthFailureKind, type Authenticator } from './authenticator.js';
 import { coversSession, hasScope, OPEN_PRINCIPAL, type Principal, type Scope } from './principal.js';
 
 declare module 'fastify' {
@@ -20,6 +21,8 @@ declare module 'fastify' {
     stream?: boolean;
     /** The token may come in `?token=` (the SSE streams); it is never logged. */
     tokenInQuery?: boolean;
+    /** The route opens this stream: its refusals and auth failures are counted as that stream's. */
+    streamKind?: StreamKind;
   }
   interface FastifyRequest {
     /** Set by the guard on every route that names a scope (absent on a stream awaiting `auth`). */
@@ -40,10 +43,16 @@ export function authorize(principal: Principal, scope: Scope | 'any', session: s
   }
 }
 
-export function registerAuthGuard(app: FastifyInstance, authenticator: Authenticator): void {
+/** Where a request was refused: an HTTP endpoint, or the opening of one of the streams. */
+export type AuthSurface = 'http' | StreamKind;
+
+/** Told of every refusal, for `horologium_auth_failures_total`. */
+export type AuthFailureListener = (surface: AuthSurface, kind: AuthFailureKind) => void;
+
+export function registerAuthGuard(app: FastifyInstance, authenticator: Authenticator, failed: AuthFailureListener): void {
   app.decorateRequest('principal', undefined);
   app.addHook('onRequest', async (request: FastifyRequest) => {
-    const { scope, stream, tokenInQuery } = request.routeOptions.config;
+    const { scope, stream, tokenInQuery, streamKind } = request.routeOptions.config;
     if (scope === undefined) return;
     if (!authenticator.enabled) {
       request.principal = OPEN_PRINCIPAL;
@@ -56,14 +65,20 @@ export function registerAuthGuard(app: FastifyInstance, authenticator: Authentic
       if (token === undefined && (stream || tokenInQuery)) token = (request.query as { token?: string }).token;
       if (token === undefined) {
         if (stream) return;
-        throw new AuthError('A bearer token is required (Authorization: Bearer <token>).');
+        throw new AuthError('missing', 'A bearer token is required (Authorization: Bearer <token>).');
       }
       principal = await authenticator.verify(token);
     } catch (err) {
-      if (err instanceof AuthError) throw unauthorized(err.message);
+      if (!(err instanceof AuthError)) throw err;
+      failed(streamKind ?? 'http', err.kind);
+      throw unauthorized(err.message);
+    }
+    try {
+      authorize(principal, scope, (request.params as { session?: string }).session);
+    } catch (err) {
+      failed(streamKind ?? 'http', 'forbidden');
       throw err;
     }
-    authorize(principal, scope, (request.params as { session?: string }).session);
     request.principal = principal;
   });
 }

@@ -3,6 +3,7 @@
  * token must send `auth` as its first message within AUTH_TIMEOUT_MS; a token with an `exp` closes
  * the socket with 4001 when it expires, unless `refresh` brought a newer one in time.
  */
+import type { AuthFailureKind } from './authenticator.js';
 import type { Principal } from './principal.js';
 
 export const AUTH_TIMEOUT_MS = 5000;
@@ -13,13 +14,13 @@ export class StreamAuth {
   principal?: Principal;
   private timer?: NodeJS.Timeout;
 
-  /** `onExpired(reason)` closes the socket with 4001. */
-  constructor(private readonly onExpired: (reason: string) => void) {}
+  /** `onExpired(reason, kind)` closes the socket with 4001. */
+  constructor(private readonly onExpired: (reason: string, kind: AuthFailureKind) => void) {}
 
   /** Starts with the upgrade's principal, or waits for the `auth` message. */
   start(principal: Principal | undefined): void {
     if (principal) this.set(principal);
-    else this.arm(AUTH_TIMEOUT_MS, 'no auth message within 5 s');
+    else this.arm(AUTH_TIMEOUT_MS, 'no auth message within 5 s', 'missing');
   }
 
   set(principal: Principal): void {
@@ -34,12 +35,12 @@ export class StreamAuth {
 
   private armUntil(at: number): void {
     const left = at - Date.now();
-    if (left <= MAX_TIMER_MS) this.arm(Math.max(0, left), 'the token has expired');
+    if (left <= MAX_TIMER_MS) this.arm(Math.max(0, left), 'the token has expired', 'expired');
     else this.timer = setTimeout(() => this.armUntil(at), MAX_TIMER_MS);
   }
 
-  private arm(ms: number, reason: string): void {
-    this.timer = setTimeout(() => this.onExpired(reason), ms);
+  private arm(ms: number, reason: string, kind: AuthFailureKind): void {
+    this.timer = setTimeout(() => this.onExpired(reason, kind), ms);
     this.timer.unref();
   }
 

@@ -4,19 +4,17 @@
  * its own file; this one only assembles them (commander parses, writes `--help`, and refuses
  * unknown options).
  */
-import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { postCommand } from './post-command.js';
 import { queueCommand } from './queue-command.js';
 import { serveCommand } from './serve-command.js';
 import { sessionsCommand } from './sessions-command.js';
 import { tailCommand } from './tail-command.js';
-
-const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+import { VERSION } from '../version.js';
 
 const program = new Command('horologium')
   .description('Streams AI-agent tool activity: run the server, or talk to one')
-  .version(version)
+  .version(VERSION)
   .showHelpAfterError()
   .addHelpText('after', '\nClient commands read HOROLOGIUM_CLIENT_URL and HOROLOGIUM_CLIENT_TOKEN when --url and --token are not given.');
 serveCommand(program);

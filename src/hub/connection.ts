@@ -11,10 +11,13 @@
  * Backpressure: a live event that would push the transport's buffered bytes (plus events held back
  * during a replay) over `maxBufferedBytes` closes the connection with 4008 after what is queued.
  * A replay is paced by the transport draining and never by itself causes a 4008.
+ *
+ * Every message goes out through `write`, which counts it in the connection's telemetry.
  */
-import type { FrameErrorCode, CloseName } from '../errors.js';
+import { CLOSE_CODES, type CloseName, type FrameErrorCode } from '../errors.js';
 import { StoreUnavailableError, type EventPage, type Store } from '../store/types.js';
 import { errorFrame, subscribedFrame, unsubscribedFrame, type SubscribedResult, type UnsubscribedReason } from '../wire/frames.js';
+import type { StreamTelemetry } from './stream-telemetry.js';
 import { Outgoing, type Transport } from './transport.js';
 
 const REPLAY_PAGE = 200;
@@ -87,7 +90,11 @@ export class Connection {
     private readonly store: Store,
     private readonly registry: SubscriptionRegistry,
     private readonly limits: ConnectionLimits,
+    readonly telemetry: StreamTelemetry,
   ) {}
+
+  /** Server-initiated closes: the close code and reason, which the close log line reports. */
+  closedWith: { code: number; reason: string } | undefined;
 
   /** Client messages are handled one after the other, in the order received. */
   enqueue(task: () => Promise<void>): void {
@@ -103,7 +110,7 @@ export class Connection {
 
   /** A protocol message other than a status frame (subscribed, refreshed, …). */
   send(method: string, frame: string): void {
-    if (!this.closing) this.transport.send(new Outgoing(method, frame));
+    if (!this.closing) this.write(new Outgoing(method, frame));
   }
 
   sendError(code: FrameErrorCode, message: string, session?: string): void {
@@ -140,6 +147,7 @@ export class Connection {
     }
     const start = resumePoint(page, since, epoch);
     sub.epoch = page.epoch;
+    this.telemetry.subscribed(session);
     this.send('subscribed', subscribedFrame(start));
     sub.lastSent = start.from;
     // Live only: nothing to replay. Otherwise the page already read starts at `since`; a replay
@@ -178,7 +186,7 @@ export class Connection {
       return;
     }
     sub.lastSent = seq;
-    this.transport.send(event, sub.epoch);
+    this.write(event, sub.epoch);
   }
 
   /**
@@ -217,8 +225,15 @@ export class Connection {
   /** Closes after what is already queued; the transport cuts a peer that does not read it. */
   close(name: CloseName, reason = ''): void {
     if (this.closing) return;
+    this.closedWith = { code: CLOSE_CODES[name].code, reason };
     this.dispose();
     this.transport.close(name, reason);
+  }
+
+  /** Cuts the peer at once (shutdown, after the close's grace). */
+  terminate(): void {
+    this.dispose();
+    this.transport.terminate();
   }
 
   /** Stops all delivery to this connection (it is closing or closed). */
@@ -239,7 +254,8 @@ export class Connection {
         if (e.seq <= sub.lastSent) continue;
         await this.paced();
         if (this.closing || this.subscriptions.get(session) !== sub) return;
-        this.transport.send(new Outgoing('status', e.frame, session, e.seq), sub.epoch);
+        this.write(new Outgoing('status', e.frame, session, e.seq), sub.epoch);
+        this.telemetry.replayedEvent();
         sub.lastSent = e.seq;
       }
       if (page.events.length < REPLAY_PAGE) break;
@@ -250,7 +266,7 @@ export class Connection {
       if ((p.seq as number) <= sub.lastSent) continue;
       await this.paced();
       if (this.closing || this.subscriptions.get(session) !== sub) return;
-      this.transport.send(p, sub.epoch);
+      this.write(p, sub.epoch);
       sub.lastSent = p.seq as number;
     }
     sub.pending = [];
@@ -258,7 +274,13 @@ export class Connection {
     sub.live = true;
   }
 
+  private write(message: Outgoing, epoch?: string): void {
+    const bytes = this.transport.send(message, epoch);
+    if (bytes > 0) this.telemetry.sent(bytes);
+  }
+
   private slowConsumer(): void {
+    if (!this.closing) this.telemetry.slowConsumer();
     this.close('SLOW_CONSUMER', 'slow consumer');
   }
 

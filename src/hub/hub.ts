@@ -7,6 +7,8 @@
 import type { Store } from '../store/types.js';
 import type { Connection, SubscriptionHandle, SubscriptionRegistry } from './connection.js';
 import type { UnsubscribedReason } from '../wire/frames.js';
+import type { StreamCensus } from '../metrics.js';
+import { STREAM_KINDS, type StreamKind } from '../wire/stream-kinds.js';
 import { Outgoing } from './transport.js';
 
 export class Hub implements SubscriptionRegistry {
@@ -14,6 +16,8 @@ export class Hub implements SubscriptionRegistry {
   private readonly connections = new Set<Connection>();
   private readonly unlisten: () => void;
   private readonly timer: NodeJS.Timeout;
+  /** Shutdown waiting for the last connection to end. */
+  private readonly allClosed: Array<() => void> = [];
 
   constructor(store: Store, heartbeatMs: number) {
     this.unlisten = store.listen({
@@ -66,17 +70,46 @@ export class Hub implements SubscriptionRegistry {
 
   detach(connection: Connection): void {
     this.connections.delete(connection);
+    if (this.connections.size === 0) for (const done of this.allClosed.splice(0)) done();
   }
 
   get connectionCount(): number {
     return this.connections.size;
   }
 
-  /** Shutdown: every client gets 1001 (reconnect elsewhere). */
-  closeAll(): void {
+  /** What is open now, by stream kind (the stream gauges, counted when /metrics is scraped). */
+  census(): Record<StreamKind, StreamCensus> {
+    const census = Object.fromEntries(STREAM_KINDS.map((k) => [k, { connections: 0, subscriptions: 0 }])) as Record<StreamKind, StreamCensus>;
+    for (const c of this.connections) {
+      const entry = census[c.telemetry.kind];
+      entry.connections++;
+      entry.subscriptions += c.subscriptionCount;
+    }
+    return census;
+  }
+
+  /**
+   * Shutdown: every client gets 1001 (reconnect elsewhere) and has `graceMs` to finish the closing
+   * handshake; then what is left is cut. Resolves once every connection has ended (and been logged).
+   */
+  async closeAll(graceMs = 2000): Promise<void> {
     clearInterval(this.timer);
     this.unlisten();
     for (const c of this.connections) c.close('GOING_AWAY', 'server going away');
+    if (!(await this.whenAllClosed(graceMs))) for (const c of this.connections) c.terminate();
+    await this.whenAllClosed(graceMs);
+  }
+
+  /** True when every connection ended within `ms`. */
+  private whenAllClosed(ms: number): Promise<boolean> {
+    if (this.connections.size === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms);
+      this.allClosed.push(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
   }
 
   private beat(): void {

@@ -38,17 +38,19 @@ export class SseTransport implements Transport {
     return !this.ended && !this.res.destroyed && this.res.writable;
   }
 
-  send(message: Outgoing, epoch = ''): void {
-    if (!this.open) return;
+  send(message: Outgoing, epoch = ''): number {
+    if (!this.open) return 0;
     const { format } = this;
     if (message.method === 'status') {
-      this.res.write(message.encoded(`${format.name}:${epoch}`, () => Buffer.from(format.status(message.frame, epoch, message.seq as number))));
-      return;
+      const bytes = message.encoded(`${format.name}:${epoch}`, () => Buffer.from(format.status(message.frame, epoch, message.seq as number)));
+      this.res.write(bytes);
+      return bytes.length;
     }
     const records = format.message(message.method, message.frame);
     if (records !== '') this.res.write(records);
     // The only subscription of this response ended: so does the response.
     if (message.method === 'unsubscribed') this.end();
+    return Buffer.byteLength(records);
   }
 
   drained(): Promise<void> {

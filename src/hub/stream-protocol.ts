@@ -5,7 +5,7 @@
  * then `subscribe`, `unsubscribe`, `refresh`, with an error frame for anything else. Admission
  * (origin, limits, the upgrade's token) is the route's; fan-out is the hub's.
  */
-import { AuthError, type Authenticator } from '../auth/authenticator.js';
+import { AuthError, type AuthFailureKind, type Authenticator } from '../auth/authenticator.js';
 import { coversSession, hasScope, type Principal } from '../auth/principal.js';
 import { StreamAuth } from '../auth/stream-auth.js';
 import type { FrameErrorCode } from '../errors.js';
@@ -138,8 +138,10 @@ export class StreamProtocol {
     principal: Principal | undefined,
     /** The upgrade URL's subscription, made once the connection is authenticated. */
     private deferred: SubscribeRequest | undefined,
+    /** Told of every refused token or scope (horologium_auth_failures_total). */
+    private readonly authFailed: (kind: AuthFailureKind) => void,
   ) {
-    this.auth = new StreamAuth((reason) => connection.close('UNAUTHORIZED', reason));
+    this.auth = new StreamAuth((reason, kind) => this.refuse('UNAUTHORIZED', reason, kind));
     this.auth.start(principal);
     if (principal && deferred) this.submit(deferred);
   }
@@ -163,12 +165,14 @@ export class StreamProtocol {
     const { connection, auth } = this;
     if (!auth.principal) {
       // Only a server with auth waits for a principal; before it, anything but auth closes the socket.
-      if (isRequestError(request)) return connection.close('UNAUTHORIZED', request.method === 'auth' ? request.message : 'the first message must be auth');
-      if (request.method !== 'auth') return connection.close('UNAUTHORIZED', 'the first message must be auth');
+      if (isRequestError(request)) {
+        return this.refuse('UNAUTHORIZED', request.method === 'auth' ? request.message : 'the first message must be auth', request.method === 'auth' ? 'malformed' : 'missing');
+      }
+      if (request.method !== 'auth') return this.refuse('UNAUTHORIZED', 'the first message must be auth', 'missing');
       const principal = await this.verified(request.token);
-      if (principal instanceof Error) return connection.close('UNAUTHORIZED', principal.message);
-      if (!hasScope(principal, 'subscribe')) return connection.close('FORBIDDEN', 'the token lacks the subscribe scope');
-      auth.set(principal);
+      if (principal instanceof Error) return this.refuse('UNAUTHORIZED', principal.message, principal.kind);
+      if (!hasScope(principal, 'subscribe')) return this.refuse('FORBIDDEN', 'the token lacks the subscribe scope', 'forbidden');
+      this.authenticated(principal);
       const deferred = this.deferred;
       this.deferred = undefined;
       if (deferred) await this.handle(deferred);
@@ -182,6 +186,7 @@ export class StreamProtocol {
     switch (request.method) {
       case 'subscribe':
         if (!coversSession(auth.principal, request.session)) {
+          this.authFailed('forbidden');
           return connection.sendError('FORBIDDEN', `This token does not cover session ${request.session}.`, request.session);
         }
         return connection.subscribe(request.session, request.since, request.epoch);
@@ -209,10 +214,14 @@ export class StreamProtocol {
     const { connection, auth } = this;
     const principal = await this.verified(token);
     if (principal instanceof Error) {
+      this.authFailed(principal.kind);
       return connection.sendError('UNAUTHORIZED', `refresh refused: ${principal.message}; the current token stays until it expires`);
     }
-    if (!hasScope(principal, 'subscribe')) return connection.sendError('FORBIDDEN', 'refresh refused: the new token lacks the subscribe scope');
-    auth.set(principal);
+    if (!hasScope(principal, 'subscribe')) {
+      this.authFailed('forbidden');
+      return connection.sendError('FORBIDDEN', 'refresh refused: the new token lacks the subscribe scope');
+    }
+    this.authenticated(principal);
     // A narrower token ends the subscriptions it no longer covers.
     for (const session of connection.sessions()) {
       if (coversSession(principal, session)) continue;
@@ -220,6 +229,17 @@ export class StreamProtocol {
       connection.unsubscribe(session);
     }
     connection.send('refreshed', refreshedFrame(principal.expiresAt === undefined ? null : Math.floor(principal.expiresAt / 1000)));
+  }
+
+  private authenticated(principal: Principal): void {
+    this.auth.set(principal);
+    this.connection.telemetry.authenticated(principal.id);
+  }
+
+  /** Closes the connection for a refused token (4001) or scope (4003), and counts it. */
+  private refuse(name: 'UNAUTHORIZED' | 'FORBIDDEN', reason: string, kind: AuthFailureKind): void {
+    this.authFailed(kind);
+    this.connection.close(name, reason);
   }
 
   /** The principal of a token, or the error that says why there is none. */

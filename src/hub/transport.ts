@@ -44,8 +44,11 @@ export interface Transport {
   readonly bufferedBytes: number;
   /** False once the transport is closing or closed: sending then does nothing. */
   readonly open: boolean;
-  /** Sends one message; `epoch` is the epoch of the subscription a status frame belongs to. */
-  send(message: Outgoing, epoch?: string): void;
+  /**
+   * Sends one message; `epoch` is the epoch of the subscription a status frame belongs to. Returns
+   * the bytes written to the peer (0 when closed), which the stream metrics count.
+   */
+  send(message: Outgoing, epoch?: string): number;
   /** Resolves once the buffered bytes have drained below the transport's low-water mark, or it closed. */
   drained(): Promise<void>;
   /** The heartbeat: a 💓 (and a protocol ping where there is one). */

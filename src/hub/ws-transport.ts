@@ -60,9 +60,11 @@ export class WsTransport implements Transport {
     return !this.closing && this.ws.readyState === this.ws.OPEN && this.socket !== undefined;
   }
 
-  send(message: Outgoing): void {
-    if (!this.open) return;
-    this.socket?.write(message.encoded(ENCODING, () => encodeTextMessage(Buffer.from(message.frame))));
+  send(message: Outgoing): number {
+    if (!this.open || !this.socket) return 0;
+    const bytes = message.encoded(ENCODING, () => encodeTextMessage(Buffer.from(message.frame)));
+    this.socket.write(bytes);
+    return bytes.length;
   }
 
   drained(): Promise<void> {

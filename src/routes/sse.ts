@@ -12,9 +12,10 @@ import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../app-context.js';
 import { authorize } from '../auth/guard.js';
-import { HorologiumError } from '../errors.js';
+import { CLOSE_CODES, HorologiumError } from '../errors.js';
 import { Connection } from '../hub/connection.js';
 import { SseTransport } from '../hub/sse-transport.js';
+import { StreamTelemetry } from '../hub/stream-telemetry.js';
 import { agUiFormat } from '../wire/ag-ui.js';
 import { SESSION_ID, sseQuerySchema } from '../wire/schemas.js';
 import { STATUS_STREAM, type SseFormat } from '../wire/sse.js';
@@ -48,10 +49,11 @@ function queryStart(request: FastifyRequest): Start {
 }
 
 export function sseRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const { store, hub, config } = ctx;
+  const { store, hub, config, metrics } = ctx;
 
   /** Answers with an event stream of `session` in `format`, from `start`. */
-  const stream = (reply: FastifyReply, session: string, start: Start, format: SseFormat): void => {
+  const stream = (reply: FastifyReply, session: string, start: Start, format: SseFormat, kind: 'sse' | 'ag_ui'): void => {
+    const { request } = reply;
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, {
@@ -61,29 +63,36 @@ export function sseRoutes(app: FastifyInstance, ctx: AppContext): void {
       // Proxies that buffer responses (nginx) pass this stream through as it is written.
       'x-accel-buffering': 'no',
     });
-    const connection = new Connection(new SseTransport(res, format), store, hub, { maxBufferedBytes: config.maxBufferedBytes, maxSubscriptions: 1 });
+    const telemetry = new StreamTelemetry(kind, metrics.streams[kind], request.log, request.ip, request.principal?.id);
+    const connection = new Connection(new SseTransport(res, format), store, hub, { maxBufferedBytes: config.maxBufferedBytes, maxSubscriptions: 1 }, telemetry);
     hub.attach(connection);
+    telemetry.opened();
     res.on('close', () => {
+      // An SSE response has no close code: the server's close is reported with the code its
+      // WebSocket twin would send (1001 at shutdown, 4008 for a slow reader); a client that left,
+      // or a response ended because its session was deleted, as 1000.
+      const closed = connection.closedWith ?? { code: CLOSE_CODES.NORMAL.code, reason: res.writableEnded ? 'ended by the server' : 'the client left' };
+      telemetry.closed(closed.code, closed.reason);
       connection.dispose();
       hub.detach(connection);
     });
     connection.enqueue(() => connection.subscribe(session, start.since, start.epoch));
   };
 
-  const sseConfig = { config: { scope: 'subscribe' as const, tokenInQuery: true } };
+  const sseConfig = (streamKind: 'sse' | 'ag_ui') => ({ config: { scope: 'subscribe' as const, tokenInQuery: true, streamKind } });
 
-  app.get('/v1/sessions/:session/sse', sseConfig, async (request, reply) => {
+  app.get('/v1/sessions/:session/sse', sseConfig('sse'), async (request, reply) => {
     const session = sessionOf(request);
-    stream(reply, session, startOf(request, queryStart(request)), STATUS_STREAM);
+    stream(reply, session, startOf(request, queryStart(request)), STATUS_STREAM, 'sse');
   });
 
-  app.get('/v1/sessions/:session/ag-ui', sseConfig, async (request, reply) => {
+  app.get('/v1/sessions/:session/ag-ui', sseConfig('ag_ui'), async (request, reply) => {
     const session = sessionOf(request);
-    stream(reply, session, startOf(request, queryStart(request)), agUiFormat(session, randomUUID()));
+    stream(reply, session, startOf(request, queryStart(request)), agUiFormat(session, randomUUID()), 'ag_ui');
   });
 
   // What AG-UI's HttpAgent sends: a RunAgentInput whose threadId is the session.
-  app.post('/v1/ag-ui', { config: { scope: 'subscribe' } }, async (request, reply) => {
+  app.post('/v1/ag-ui', { config: { scope: 'subscribe', streamKind: 'ag_ui' } }, async (request, reply) => {
     const parsed = RunAgentInputSchema.safeParse(JSON.parse(objectBody(request).doc.text));
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -92,10 +101,15 @@ export function sseRoutes(app: FastifyInstance, ctx: AppContext): void {
     const input = parsed.data;
     if (!SESSION_ID.test(input.threadId)) throw new HorologiumError('INVALID_SESSION_ID', `threadId is the session id and must match ${SESSION_ID.source}.`);
     request.logContext.session = input.threadId;
-    authorize(request.principal as NonNullable<typeof request.principal>, 'subscribe', input.threadId);
+    try {
+      authorize(request.principal as NonNullable<typeof request.principal>, 'subscribe', input.threadId);
+    } catch (err) {
+      metrics.authFailed('ag_ui', 'forbidden');
+      throw err;
+    }
     const props = (input.forwardedProps ?? {}) as { since?: unknown; epoch?: unknown };
     const since = typeof props.since === 'number' && Number.isSafeInteger(props.since) && props.since >= 0 ? props.since : 0;
     const fallback: Start = { since, ...(typeof props.epoch === 'string' ? { epoch: props.epoch } : {}) };
-    stream(reply, input.threadId, startOf(request, fallback), agUiFormat(input.threadId, input.runId || randomUUID()));
+    stream(reply, input.threadId, startOf(request, fallback), agUiFormat(input.threadId, input.runId || randomUUID()), 'ag_ui');
   });
 }

@@ -12,6 +12,7 @@ import type { AppContext } from '../app-context.js';
 import { HorologiumError } from '../errors.js';
 import { Connection } from '../hub/connection.js';
 import { isRequestError, parseQuery, StreamProtocol, type SubscribeRequest } from '../hub/stream-protocol.js';
+import { StreamTelemetry } from '../hub/stream-telemetry.js';
 import { WsTransport } from '../hub/ws-transport.js';
 
 const MAX_CLIENT_FRAME = 64 * 1024;
@@ -26,9 +27,9 @@ export async function streamRoutes(app: FastifyInstance, ctx: AppContext): Promi
     // Invalid UTF-8 in a text frame is a bad client message like any other (an error frame, the
     // socket stays open), not a protocol failure: it is decoded with U+FFFD and fails as JSON.
     options: { maxPayload: MAX_CLIENT_FRAME, perMessageDeflate: false, skipUTF8Validation: true },
+    // Every stream client is sent 1001 and its close is logged before the server closes.
     preClose: (done) => {
-      hub.closeAll();
-      done();
+      void hub.closeAll().then(() => done());
     },
   });
 
@@ -49,7 +50,7 @@ export async function streamRoutes(app: FastifyInstance, ctx: AppContext): Promi
   app.route({
     method: 'GET',
     url: '/v1/stream',
-    config: { scope: 'subscribe', stream: true },
+    config: { scope: 'subscribe', stream: true, streamKind: 'ws' },
     onRequest: admit,
     // A plain GET (no Upgrade header) is told what the endpoint needs, not answered with a bare 404.
     handler: async (_request, reply) => {
@@ -59,13 +60,24 @@ export async function streamRoutes(app: FastifyInstance, ctx: AppContext): Promi
     wsHandler: (ws: WebSocket, request) => {
       const address = request.ip;
       perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
-      const connection = new Connection(new WsTransport(ws, config.heartbeatMs), ctx.store, hub, {
-        maxBufferedBytes: config.maxBufferedBytes,
-        maxSubscriptions: config.maxSubscriptions,
-      });
+      const telemetry = new StreamTelemetry('ws', ctx.metrics.streams.ws, request.log, address, request.principal?.id);
+      const connection = new Connection(
+        new WsTransport(ws, config.heartbeatMs),
+        ctx.store,
+        hub,
+        { maxBufferedBytes: config.maxBufferedBytes, maxSubscriptions: config.maxSubscriptions },
+        telemetry,
+      );
       hub.attach(connection);
-      const protocol = new StreamProtocol(connection, authenticator, sessionWatch, request.principal, querySubscription.get(request));
-      ws.on('close', () => {
+      telemetry.opened();
+      const protocol = new StreamProtocol(connection, authenticator, sessionWatch, request.principal, querySubscription.get(request), (kind) =>
+        ctx.metrics.authFailed('ws', kind),
+      );
+      ws.on('close', (code: number, reason: Buffer) => {
+        // The server's own close, when it closed first (ws reports what the peer echoed, or 1006
+        // when a stalled peer is cut); else the client's.
+        const closed = connection.closedWith ?? { code, reason: reason.toString() };
+        telemetry.closed(closed.code, closed.reason);
         connection.dispose();
         protocol.dispose();
         hub.detach(connection);

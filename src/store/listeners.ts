@@ -1,5 +1,5 @@
 /** The set of commit listeners a backend notifies; one listener's throw never stops the others. */
-import type { Applied, EventRecord, StoreListener } from './types.js';
+import type { Applied, EventRecord, StoreListener, StoreTrouble } from './types.js';
 
 /** What a committed write tells listeners: the event it appended and the queue head it moved. */
 export function committed(applied: Applied): { event?: EventRecord; queueHead?: number } {
@@ -46,40 +46,33 @@ export class Listeners {
   }
 
   events(events: readonly EventRecord[]): void {
-    if (events.length === 0) return;
-    for (const l of this.all) {
-      try {
-        l.events?.(events);
-      } catch (err) {
-        process.emitWarning(err as Error);
-      }
-    }
+    if (events.length > 0) this.each((l) => l.events?.(events));
   }
 
   queue(session: string, head: number): void {
-    for (const l of this.all) {
-      try {
-        l.queue?.(session, head);
-      } catch (err) {
-        process.emitWarning(err as Error);
-      }
-    }
+    this.each((l) => l.queue?.(session, head));
   }
 
   deleted(session: string): void {
-    for (const l of this.all) {
-      try {
-        l.deleted?.(session);
-      } catch (err) {
-        process.emitWarning(err as Error);
-      }
-    }
+    this.each((l) => l.deleted?.(session));
   }
 
   resync(): void {
+    this.each((l) => l.resync?.());
+  }
+
+  committed(writes: number, seconds: number): void {
+    this.each((l) => l.committed?.(writes, seconds));
+  }
+
+  trouble(kind: StoreTrouble): void {
+    this.each((l) => l.trouble?.(kind));
+  }
+
+  private each(notify: (listener: StoreListener) => void): void {
     for (const l of this.all) {
       try {
-        l.resync?.();
+        notify(l);
       } catch (err) {
         process.emitWarning(err as Error);
       }

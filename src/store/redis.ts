@@ -104,9 +104,11 @@ export class RedisStore implements Store {
     // subscription is back: an event published before that is then read from the store.
     this.subscriber = new Redis(url, { ...common, autoResubscribe: false, maxRetriesPerRequest: null });
     for (const [name, script] of Object.entries(SCRIPTS)) this.redis.defineCommand(name, script);
-    // Connection errors are reported through failed commands and /readyz; not as crashes.
+    // Connection errors are reported through failed commands, /readyz and the trouble metrics;
+    // not as crashes.
     this.redis.on('error', () => undefined);
     this.subscriber.on('error', () => undefined);
+    for (const connection of [this.redis, this.subscriber]) connection.on('reconnecting', () => this.listeners.trouble('reconnect'));
     this.subscriber.on('message', (_channel: string, message: string) => this.received(message));
     this.subscriber.on('ready', () => {
       if (!this.subscribedOnce) return;
@@ -147,7 +149,7 @@ export class RedisStore implements Store {
   async appendEvent(session: string, type: string, dataJson: string): Promise<EventRecord> {
     const k = keys(session);
     const head = statusFrameHead({ type, dataJson, timestamp: this.clock(), uuid: randomUUID(), session });
-    const [seq] = await this.call(() =>
+    const [seq] = await this.commit(() =>
       this.redis.hAppend(k.heads, k.events, INDEX_KEY, head, this.options.historySize, randomUUID(), CHANNEL, session, type, Date.now()),
     );
     return { session, seq: Number(seq), type, frame: statusFrame(head, Number(seq)) };
@@ -158,7 +160,7 @@ export class RedisStore implements Store {
     const now = this.clock();
     const head = statusFrameHead({ type: 'tool_starting', dataJson: input.data, timestamp: now, uuid: randomUUID(), session });
     const started = JSON.stringify(startedCall(input, now));
-    const reply = await this.call(() =>
+    const reply = await this.commit(() =>
       this.redis.hStartCall(k.heads, k.events, k.calls, INDEX_KEY, input.callId, head, started, this.options.historySize, randomUUID(), CHANNEL, session, Date.now()),
     );
     if (reply[0] === 'exists') {
@@ -180,7 +182,7 @@ export class RedisStore implements Store {
       if ('repeat' in decided) return decided.repeat;
       const head = statusFrameHead({ type: 'tool_completed', dataJson: decided.data, timestamp: now, uuid: randomUUID(), session });
       const entry = JSON.stringify(decided.entry);
-      const reply = await this.call(() =>
+      const reply = await this.commit(() =>
         this.redis.hCompleteCall(
           k.heads, k.events, k.calls, k.queue, DEPTH_KEY, INDEX_KEY,
           input.callId, expected, entry, head, input.fingerprint, this.options.historySize, randomUUID(), CHANNEL, session, Date.now(),
@@ -200,7 +202,7 @@ export class RedisStore implements Store {
 
   async ack(session: string, through: number): Promise<AckOutcome> {
     const k = keys(session);
-    const reply = await this.call(() => this.redis.hAck(k.heads, DEPTH_KEY, through));
+    const reply = await this.commit(() => this.redis.hAck(k.heads, DEPTH_KEY, through));
     return reply[0] === 'beyond' ? { status: 'beyond_head', head: Number(reply[1]) } : { status: 'ok', committed: Number(reply[1]) };
   }
 
@@ -272,7 +274,7 @@ export class RedisStore implements Store {
   /** Deletes a session, or with a cutoff only if it is still inactive since then (the sweep). */
   private async deleteIfInactive(session: string, inactiveBefore: number | ''): Promise<boolean> {
     const k = keys(session);
-    const [deleted] = await this.call(() => this.redis.hDeleteSession(k.heads, k.events, k.queue, k.calls, DEPTH_KEY, INDEX_KEY, session, CHANNEL, inactiveBefore));
+    const [deleted] = await this.commit(() => this.redis.hDeleteSession(k.heads, k.events, k.queue, k.calls, DEPTH_KEY, INDEX_KEY, session, CHANNEL, inactiveBefore));
     return Number(deleted) === 1;
   }
 
@@ -322,8 +324,17 @@ export class RedisStore implements Store {
     try {
       return await run();
     } catch (err) {
+      this.listeners.trouble('command_error');
       throw new StoreUnavailableError(`redis: ${(err as Error).message}`, { cause: err });
     }
+  }
+
+  /** Runs a write script: one commit, timed for the commit metrics. */
+  private async commit<T>(run: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    const reply = await this.call(run);
+    this.listeners.committed(1, (performance.now() - started) / 1000);
+    return reply;
   }
 
   /** A published message: a JSON header (lua/lib.lua), and after its newline an event's frame head. */

@@ -73,6 +73,8 @@ export class SqliteStore implements Store {
   private queued: PendingWrite[] = [];
   /** Batches handed to the writer and not answered yet, oldest first, by id. */
   private readonly inFlight = new Map<number, PendingWrite[]>();
+  /** When each batch in flight was handed to the writer (performance.now()): the commit latency. */
+  private readonly sentAt = new Map<number, number>();
   private sendScheduled = false;
   private nextBatchId = 1;
   /** Why writes are refused while the writer thread is being restarted. */
@@ -192,6 +194,7 @@ export class SqliteStore implements Store {
     this.writerDown = 'the sqlite writer thread stopped; it is being restarted';
     const lost = [...[...this.inFlight.values()].flat(), ...this.queued];
     this.inFlight.clear();
+    this.sentAt.clear();
     this.queued = [];
     // A batch in flight may or may not have committed: like a lost reply, its writers get 503 and
     // may retry (tool-calls and tool-results are idempotent by call_id).
@@ -235,6 +238,7 @@ export class SqliteStore implements Store {
     const batch = this.queued;
     this.queued = [];
     this.inFlight.set(id, batch);
+    this.sentAt.set(id, performance.now());
     // Referenced while a batch is out, so that a pending write keeps the process alive.
     this.worker.ref();
     this.worker.postMessage({ id, ops: batch.map((w) => w.op) });
@@ -244,14 +248,19 @@ export class SqliteStore implements Store {
   private settle(reply: WriterReply): void {
     if (!('ids' in reply)) return;
     const writes: PendingWrite[] = [];
+    let firstSent = Infinity;
     for (const id of reply.ids) {
       writes.push(...(this.inFlight.get(id) ?? []));
       this.inFlight.delete(id);
+      firstSent = Math.min(firstSent, this.sentAt.get(id) ?? Infinity);
+      this.sentAt.delete(id);
     }
     if ('failed' in reply) {
       const failure = new StoreUnavailableError(`sqlite commit failed: ${reply.failed}`);
       for (const write of writes) write.reject(failure);
     } else {
+      // The writer joins the batches waiting for it into one transaction: one commit of them all.
+      if (firstSent !== Infinity) this.listeners.committed(writes.length, (performance.now() - firstSent) / 1000);
       this.announce(writes, reply.results);
     }
     this.send();

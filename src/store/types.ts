@@ -193,7 +193,16 @@ export interface StoreListener {
    * that was lost and is back): re-read from the store what must not be missed.
    */
   resync?(): void;
+  /**
+   * A commit reached the backend: how many writes it held (sqlite joins concurrent writes into one
+   * transaction; a redis script is one write) and how long it took, from hand-over to reply.
+   */
+  committed?(writes: number, seconds: number): void;
+  /** The backend had trouble (redis): a command failed, or a connection is reconnecting. */
+  trouble?(kind: StoreTrouble): void;
 }
+
+export type StoreTrouble = 'command_error' | 'reconnect';
 
 export interface Store {
   /** `memory`, `sqlite` or `redis`: for logs and metrics. */

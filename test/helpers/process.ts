@@ -16,6 +16,17 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** A log line of the server's stdout, as pino wrote it. */
+export type LogLine = Record<string, any>;
+
+/** The JSON log lines of a process's output (other output, such as warnings, is skipped). */
+export function logLines(output: string): LogLine[] {
+  return output
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as LogLine);
+}
+
 export interface ServerProcess {
   child: ChildProcess;
   url: string;
