@@ -74,6 +74,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // Long ids are validated by the routes, with the section 4 envelope.
     routerOptions: { maxParamLength: 1024 },
     forceCloseConnections: 'idle',
+    // Requests that arrive while the server closes get the envelope (SHUTTING_DOWN, below), not
+    // Fastify's own 503 body.
+    return503OnClosing: false,
     // Unique across instances and restarts (a per-process counter repeats); a caller's own id is
     // kept so one id follows a request through a proxy and into these logs.
     genReqId: (req) => {
@@ -111,9 +114,20 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.decorate('horologium', ctx);
   app.decorateRequest('logContext', null as unknown as RequestLogContext);
 
+  // Shutdown (SIGTERM): from the first preClose hook on, a new request is refused with the envelope
+  // and Retry-After, and every reply, in flight or refused, closes its connection once it is sent,
+  // so that the server's close does not wait on keep-alive connections that were busy at SIGTERM.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onRequest', async (request, reply) => {
     request.logContext = {};
     reply.header('x-request-id', request.id);
+    if (closing) throw new HorologiumError('SHUTTING_DOWN', undefined, [], { 'retry-after': '1' });
+  });
+  app.addHook('onSend', async (request, reply) => {
+    if (closing && request.raw.httpVersionMajor < 2) reply.header('connection', 'close');
   });
   app.addHook('onResponse', async (request, reply) => {
     // An upgrade answered over HTTP (refused before the handshake, or no such route) runs on a

@@ -25,7 +25,9 @@ export type WriterReply =
   | { ids: number[]; results: ReturnType<SqliteWriter['apply']> }
   | { ids: number[]; failed: string };
 
-type WriterMessage = { id: number; ops: WriteOp[] } | 'close';
+/** A batch of writes; `probe` asks for a readiness probe write in its transaction (sqlite-writer.ts). */
+export type WriterBatch = { id: number; ops: WriteOp[]; probe?: true };
+type WriterMessage = WriterBatch | 'close';
 
 const port = parentPort;
 if (!port) throw new Error('sqlite-worker.ts runs as a worker thread of the sqlite store');
@@ -41,7 +43,7 @@ try {
 }
 
 port.on('message', (first: WriterMessage) => {
-  const batches: Array<{ id: number; ops: WriteOp[] }> = [];
+  const batches: WriterBatch[] = [];
   let closing = false;
   for (let message: WriterMessage | undefined = first; message !== undefined; message = receiveMessageOnPort(port)?.message as WriterMessage | undefined) {
     if (message === 'close') {
@@ -57,14 +59,14 @@ port.on('message', (first: WriterMessage) => {
   }
 });
 
-function commit(batches: Array<{ id: number; ops: WriteOp[] }>): void {
+function commit(batches: WriterBatch[]): void {
   const ids = batches.map((b) => b.id);
   if (!writer) {
     post({ ids, failed: 'the sqlite file is not open' });
     return;
   }
   try {
-    post({ ids, results: writer.apply(batches.flatMap((b) => b.ops)) });
+    post({ ids, results: writer.apply(batches.flatMap((b) => b.ops), batches.some((b) => b.probe)) });
   } catch (error) {
     post({ ids, failed: (error as Error).message });
   }

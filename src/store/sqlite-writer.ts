@@ -15,6 +15,10 @@ import type { Applied, EventRecord, QueueEntry, WriteOp } from './types.js';
 /** One write's result: what it did, or why it failed (an error's name and message cross threads). */
 export type WriteResult = { ok: true; applied: Applied } | { ok: false; error: { name: string; message: string } };
 
+/** What a readiness probe writes: about as much as a modest write, in fresh pages. */
+const PROBE_BYTES = 16 * 1024;
+const PROBE_FILL = '0'.repeat(PROBE_BYTES);
+
 export class SqliteWriter {
   readonly epoch: string;
   private readonly db: Database.Database;
@@ -47,12 +51,16 @@ export class SqliteWriter {
    * Applies `ops` in one transaction, each write rolled back alone if it throws (see the file
    * comment); throws only when the transaction itself fails.
    */
-  apply(ops: readonly WriteOp[]): WriteResult[] {
-    return this.runBatch(ops, false) ?? (this.runBatch(ops, true) as WriteResult[]);
+  apply(ops: readonly WriteOp[], probe = false): WriteResult[] {
+    return this.runBatch(ops, false, probe) ?? (this.runBatch(ops, true, probe) as WriteResult[]);
   }
 
-  /** undefined when a write threw and `isolate` was off: nothing was committed then. */
-  private runBatch(ops: readonly WriteOp[], isolate: boolean): WriteResult[] | undefined {
+  /**
+   * undefined when a write threw and `isolate` was off: nothing was committed then. `probe` adds a
+   * write of PROBE_BYTES to the transaction, so that it needs new pages on disk: after failed
+   * commits (a full disk), readiness comes back only once such a commit succeeds.
+   */
+  private runBatch(ops: readonly WriteOp[], isolate: boolean, probe: boolean): WriteResult[] | undefined {
     const results: WriteResult[] = [];
     const aborted = new Error('a write failed; retrying the batch with savepoints');
     const applyOne = (op: WriteOp) => this.ledger.apply(this.tx, op);
@@ -82,6 +90,7 @@ export class SqliteWriter {
           else this.st.setHeads.run(s, h.eventHead, h.queueHead, h.committed, h.epoch, h.createdAt, h.lastEventAt);
         }
         for (const [s, from] of this.batchTrims) this.st.trimEvents.run(s, from);
+        if (probe) this.st.probe.run(`${Date.now()}:${PROBE_FILL}`);
       })();
     } catch (error) {
       if (error === aborted) return undefined;
@@ -159,6 +168,7 @@ export class SqliteWriter {
 
 function prepare(db: Database.Database) {
   return {
+    probe: db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('probe', ?)"),
     setHeads: db.prepare(
       `INSERT INTO sessions (id, event_head, queue_head, committed, epoch, created_at, last_event_at) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET event_head = excluded.event_head, queue_head = excluded.queue_head, committed = excluded.committed,

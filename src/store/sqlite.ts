@@ -11,7 +11,7 @@ import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { Listeners } from './listeners.js';
 import { SqliteReader } from './sqlite-reader.js';
-import type { WriterOptions, WriterReply } from './sqlite-worker.js';
+import type { WriterBatch, WriterOptions, WriterReply } from './sqlite-worker.js';
 import type { WriteResult } from './sqlite-writer.js';
 import {
   StoreUnavailableError,
@@ -73,6 +73,12 @@ export class SqliteStore implements Store {
   private queued: PendingWrite[] = [];
   /** Batches handed to the writer and not answered yet, oldest first, by id. */
   private readonly inFlight = new Map<number, PendingWrite[]>();
+  /** Why the last commit failed, until one succeeds (the disk is full, …): /readyz says 503 meanwhile. */
+  private commitFailure: string | undefined;
+  /** The readiness probe in flight, shared by every /readyz that asks meanwhile. */
+  private probing: Promise<boolean> | undefined;
+  /** Probe batches in flight, by id: told whether their commit succeeded. */
+  private readonly probes = new Map<number, (committed: boolean) => void>();
   /** When each batch in flight was handed to the writer (performance.now()): the commit latency. */
   private readonly sentAt = new Map<number, number>();
   private sendScheduled = false;
@@ -99,7 +105,10 @@ export class SqliteStore implements Store {
   }
 
   async isReady(): Promise<boolean> {
-    return this.reader?.open === true && this.closing === undefined && this.worker !== undefined && this.writerDown === undefined;
+    if (!(this.reader?.open === true && this.closing === undefined && this.worker !== undefined && this.writerDown === undefined)) return false;
+    // Commits are failing (a full disk): ready again only once a probe commit succeeds.
+    if (this.commitFailure !== undefined) return this.probe();
+    return true;
   }
 
   async startCall(session: string, input: StartCallInput): Promise<StartCallOutcome> {
@@ -195,6 +204,8 @@ export class SqliteStore implements Store {
     const lost = [...[...this.inFlight.values()].flat(), ...this.queued];
     this.inFlight.clear();
     this.sentAt.clear();
+    for (const probed of this.probes.values()) probed(false);
+    this.probes.clear();
     this.queued = [];
     // A batch in flight may or may not have committed: like a lost reply, its writers get 503 and
     // may retry (tool-calls and tool-results are idempotent by call_id).
@@ -244,6 +255,21 @@ export class SqliteStore implements Store {
     this.worker.postMessage({ id, ops: batch.map((w) => w.op) });
   }
 
+  /** A commit of a probe write alone: does the backend take writes again? */
+  private probe(): Promise<boolean> {
+    this.probing ??= new Promise<boolean>((resolve) => {
+      if (!this.worker) return resolve(false);
+      const id = this.nextBatchId++;
+      this.probes.set(id, resolve);
+      this.inFlight.set(id, []);
+      this.sentAt.set(id, performance.now());
+      this.worker.ref();
+      const batch: WriterBatch = { id, ops: [], probe: true };
+      this.worker.postMessage(batch);
+    }).finally(() => (this.probing = undefined));
+    return this.probing;
+  }
+
   /** The writer committed (or failed) these batches: settle their writes, announce what committed. */
   private settle(reply: WriterReply): void {
     if (!('ids' in reply)) return;
@@ -255,12 +281,18 @@ export class SqliteStore implements Store {
       firstSent = Math.min(firstSent, this.sentAt.get(id) ?? Infinity);
       this.sentAt.delete(id);
     }
+    for (const id of reply.ids) {
+      this.probes.get(id)?.(!('failed' in reply));
+      this.probes.delete(id);
+    }
     if ('failed' in reply) {
+      this.commitFailure = reply.failed;
       const failure = new StoreUnavailableError(`sqlite commit failed: ${reply.failed}`);
       for (const write of writes) write.reject(failure);
     } else {
+      this.commitFailure = undefined;
       // The writer joins the batches waiting for it into one transaction: one commit of them all.
-      if (firstSent !== Infinity) this.listeners.committed(writes.length, (performance.now() - firstSent) / 1000);
+      if (firstSent !== Infinity && writes.length > 0) this.listeners.committed(writes.length, (performance.now() - firstSent) / 1000);
       this.announce(writes, reply.results);
     }
     this.send();
