@@ -13,7 +13,9 @@ import { trackAllowedMethods } from './routes/allowed-methods.js';
 import { registerJsonBodyParser } from './routes/json-body.js';
 import { Authenticator } from './auth/authenticator.js';
 import { registerAuthGuard } from './auth/guard.js';
+import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
+import { OriginPolicy } from './auth/origin-policy.js';
 import { eventRoutes } from './routes/events.js';
 import { ingestRoutes } from './routes/ingest.js';
 import { opsRoutes } from './routes/ops.js';
@@ -129,6 +131,25 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.addHook('onSend', async (request, reply) => {
     if (closing && request.raw.httpVersionMajor < 2) reply.header('connection', 'close');
   });
+
+  const allowedMethods = trackAllowedMethods(app);
+  /** 404, or 405 with Allow for a known path asked with another method. */
+  const noRoute = (url: string): HorologiumError => {
+    const path = url.split('?')[0] as string;
+    const allowed = allowedMethods(path);
+    if (allowed.length === 0) return new HorologiumError('NOT_FOUND');
+    return new HorologiumError('METHOD_NOT_ALLOWED', `${path} accepts ${allowed.join(', ')}.`, [], { allow: allowed.join(', ') });
+  };
+
+  // Browser pages: an origin the policy refuses gets 403 before anything else (the WebSocket
+  // upgrade included); the others get CORS headers (auth/origin-policy.ts).
+  const origins = new OriginPolicy({ ...(config.allowedOrigins ? { allowedOrigins: config.allowedOrigins } : {}), authEnabled: authenticator.enabled, insecure: config.insecure });
+  app.addHook('onRequest', async (request) => {
+    const origin = request.headers.origin;
+    if (origin !== undefined && !origins.allows(origin, request.headers.host)) throw new HorologiumError('FORBIDDEN', origins.refusal);
+    // OPTIONS is answered only as a CORS preflight; any other OPTIONS is a method no route accepts.
+    if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] === undefined) throw noRoute(request.url);
+  });
   app.addHook('onResponse', async (request, reply) => {
     // An upgrade answered over HTTP (refused before the handshake, or no such route) runs on a
     // socket @fastify/websocket assigned by hand, outside the HTTP server's bookkeeping: writing
@@ -194,11 +215,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     return sendError(reply, new HorologiumError('INTERNAL'));
   });
 
-  const allowedMethods = trackAllowedMethods(app);
-  app.setNotFoundHandler((request, reply) => {
-    const allowed = allowedMethods(request.url.split('?')[0] as string);
-    if (allowed.length === 0) return sendError(reply, new HorologiumError('NOT_FOUND'));
-    return sendError(reply, new HorologiumError('METHOD_NOT_ALLOWED', `${request.url.split('?')[0]} accepts ${allowed.join(', ')}.`, [], { allow: allowed.join(', ') }));
+  app.setNotFoundHandler((request, reply) => sendError(reply, noRoute(request.url)));
+  // After the error handler, so that its preflight route's errors get the envelope too.
+  await app.register(cors, {
+    // Every origin that gets this far is allowed: reflect it.
+    origin: true,
+    methods: ['GET', 'POST', 'DELETE'],
+    allowedHeaders: ['authorization', 'content-type', 'last-event-id', 'x-request-id'],
+    exposedHeaders: ['x-request-id', 'retry-after', 'www-authenticate'],
+    maxAge: 600,
   });
 
   ingestRoutes(app, ctx);

@@ -57,6 +57,8 @@ export function sseRoutes(app: FastifyInstance, ctx: AppContext): void {
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, {
+      // What the hooks set so far (X-Request-Id, the CORS headers an EventSource on another origin needs).
+      ...(reply.getHeaders() as Record<string, string>),
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
       connection: 'keep-alive',

@@ -1,6 +1,6 @@
 /**
  * GET /v1/stream: the WebSocket status stream (docs/protocol.md, "Stream"). This route is admission
- * and wiring: before the handshake, the browser origin check, the per-address connection limit,
+ * and wiring: before the handshake (after the app's browser-origin check), the per-address connection limit,
  * the upgrade URL's subscription (parsed once; malformed is a refused upgrade) and, in the auth
  * guard, the token of the header or `?token=`. After it, a WsTransport carries a Connection whose
  * client messages the StreamProtocol handles; the hub (built with the app) does the fan-out.
@@ -22,7 +22,6 @@ export async function streamRoutes(app: FastifyInstance, ctx: AppContext): Promi
   const perAddress = new Map<string, number>();
   /** The upgrade URL's subscription, parsed at admission and taken by the handler. */
   const querySubscription = new WeakMap<FastifyRequest, SubscribeRequest>();
-  const allowedOrigins = config.allowedOrigins?.map((o) => o.replace(/\/+$/, '').toLowerCase());
   await app.register(websocket, {
     // Invalid UTF-8 in a text frame is a bad client message like any other (an error frame, the
     // socket stays open), not a protocol failure: it is decoded with U+FFFD and fails as JSON.
@@ -35,10 +34,6 @@ export async function streamRoutes(app: FastifyInstance, ctx: AppContext): Promi
 
   /** Refusals before the handshake, as HTTP replies with the error envelope. */
   const admit = async (request: FastifyRequest) => {
-    const origin = request.headers.origin;
-    if (origin !== undefined && allowedOrigins && !allowedOrigins.includes(origin.toLowerCase()) && !sameOrigin(origin, request.headers.host)) {
-      throw new HorologiumError('FORBIDDEN', 'This origin may not open the stream (HOROLOGIUM_ALLOWED_ORIGINS).');
-    }
     if ((perAddress.get(request.ip) ?? 0) >= config.maxConnectionsPerAddress) {
       throw new HorologiumError('TOO_MANY_CONNECTIONS', `At most ${config.maxConnectionsPerAddress} stream connections per address.`, [], { 'retry-after': '5' });
     }
@@ -91,18 +86,4 @@ export async function streamRoutes(app: FastifyInstance, ctx: AppContext): Promi
       });
     },
   });
-}
-
-/**
- * The built-in panel's own origin (the page was served by this server, through the same host name):
- * always allowed, so setting HOROLOGIUM_ALLOWED_ORIGINS does not lock out the panel. The Host header
- * is the client's to choose, so this is no defence against DNS rebinding; auth is.
- */
-function sameOrigin(origin: string, host: string | undefined): boolean {
-  if (host === undefined) return false;
-  try {
-    return new URL(origin).host.toLowerCase() === host.toLowerCase();
-  } catch {
-    return false;
-  }
 }

@@ -13,7 +13,7 @@ import { buildPanel } from '../../scripts/build-panel.mjs';
 export const CHROMIUM = '/usr/bin/chromium';
 
 /** The browser, or undefined (after a SKIP comment, or t.fail in CI) when it cannot run here. */
-export async function launchChromium(t: Test): Promise<Browser | undefined> {
+export async function launchChromium(t: Test, extraArgs: string[] = []): Promise<Browser | undefined> {
   if (!existsSync(CHROMIUM)) {
     if (process.env.CI === 'true') t.fail(`${CHROMIUM} is missing: CI must install Debian's chromium package`);
     else t.comment(`SKIP: ${CHROMIUM} is missing (apt-get install -y chromium): browser tests did not run`);
@@ -22,7 +22,7 @@ export async function launchChromium(t: Test): Promise<Browser | undefined> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--disable-component-update', '--disable-sync'],
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--disable-component-update', '--disable-sync', ...extraArgs],
   });
   t.teardown(() => browser.close());
   return browser;
