@@ -3,6 +3,7 @@
  * process concerns (listen, signals) live in server.ts.
  */
 import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { AppContext } from './app-context.js';
 import type { Config } from './config.js';
@@ -58,6 +59,20 @@ const FASTIFY_CODES: Record<string, HorologiumError['code']> = {
   FST_ERR_CTP_INVALID_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
 };
 
+/**
+ * LOG_FORMAT=pretty: pino-pretty in pino's transport thread. It is a dev dependency, resolved only
+ * when asked for, so production start-up never loads it; where it is missing, start-up says so.
+ */
+function prettyTransport(): { target: string; options: Record<string, unknown> } {
+  let target: string;
+  try {
+    target = createRequire(import.meta.url).resolve('pino-pretty');
+  } catch {
+    throw new Error('LOG_FORMAT=pretty needs pino-pretty, which is not installed (npm install pino-pretty), or pipe the JSON lines through `npx pino-pretty`');
+  }
+  return { target, options: { colorize: process.stdout.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } };
+}
+
 export interface BuildOptions {
   /** A store to use instead of the one HOROLOGIUM_STORE names (tests inject clocks this way). */
   store?: Store;
@@ -67,6 +82,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const app = Fastify({
     logger: {
       level: config.logLevel,
+      ...(config.logFormat === 'pretty' ? { transport: prettyTransport() } : {}),
       // The request line below is the only per-request log; headers and URLs (which may carry a
       // token) are never logged.
       serializers: { req: () => ({}), res: () => ({}) },

@@ -114,6 +114,7 @@ export const environmentSchema = z.object({
   HOROLOGIUM_SESSION_TTL: duration('HOROLOGIUM_SESSION_TTL').default(0),
   HOROLOGIUM_RETENTION_INTERVAL: duration('HOROLOGIUM_RETENTION_INTERVAL').optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
 });
 
 export interface Config {
@@ -150,6 +151,8 @@ export interface Config {
   /** Proxies whose X-Forwarded-For gives the client address (addresses, CIDRs or proxy-addr names). */
   trustProxy: string[];
   logLevel: (typeof LOG_LEVELS)[number];
+  /** `json` (one object per line, for a log pipeline) or `pretty` (pino-pretty, for a person; a dev dependency). */
+  logFormat: 'json' | 'pretty';
 }
 
 /** A quarter of the shortest retention setting that is on, from 250 ms to 60 s. */
@@ -215,6 +218,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     retentionIntervalMs: e.HOROLOGIUM_RETENTION_INTERVAL ?? defaultRetentionInterval(e.HOROLOGIUM_RETAIN_ACKED, e.HOROLOGIUM_SESSION_TTL),
     trustProxy: e.HOROLOGIUM_TRUST_PROXY ?? [],
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
   };
 }
 

@@ -69,3 +69,16 @@ t.test('1,000 producer-chosen event types add no metric series', async (t) => {
   t.same(after.map((l) => l.split(' ')[0]).sort(), ['horologium_events_appended_total{type="other"}', 'horologium_events_appended_total{type="tool_starting"}']);
   t.ok(after.includes('horologium_events_appended_total{type="other"} 1001'), 'every other type counted under other');
 });
+
+t.test('LOG_FORMAT=pretty: lines for a person (pino-pretty as a transport), no JSON', async (t) => {
+  const proc = await spawnServer(t, { HOROLOGIUM_STORE: 'memory:', LOG_FORMAT: 'pretty' });
+  await client(proc.url).post('/v1/sessions/pretty/events', { type: 'a', data: {} });
+  await sleep(300);
+  proc.child.kill('SIGTERM');
+  await proc.exited;
+  const out = proc.output();
+  t.match(out, /INFO.*horologium ready/, 'the start-up line, with its level in words');
+  t.match(out, /INFO.*request/, 'the request line');
+  t.match(out, /route: "\/v1\/sessions\/:session\/events"/, 'its fields, one per line');
+  t.same(logLines(out), [], 'and not one JSON line');
+});
