@@ -48,6 +48,8 @@ export const ERRORS = {
   TOO_MANY_CONNECTIONS: { status: 429, message: 'Too many open stream connections from this address.' },
   INTERNAL: { status: 500, frame: true, message: 'Something went wrong on our side; it has been logged.' },
   STORE_UNAVAILABLE: { status: 503, frame: true, message: 'The store is unreachable; retry later.' },
+  // Sent by the load balancer of deploy/nginx.conf, never by the server itself.
+  UPSTREAM_UNAVAILABLE: { status: 502, message: 'No Horologium instance answered; retry shortly.' },
   SHUTTING_DOWN: { status: 503, message: 'The server is shutting down; retry, on another instance if there is one.' },
   // Codes of stream error frames only.
   INVALID_MESSAGE: { frame: true, message: 'The message does not match what its method accepts.' },

@@ -4,6 +4,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import t from 'tap';
+import semver from 'semver';
 import { parse } from 'yaml';
 import { loadConfig } from '../src/config.js';
 
@@ -80,7 +81,7 @@ t.test('compose: Redis with AOF and a healthcheck, two instances on it, a load b
 
 t.test('the load balancer forwards WebSocket upgrades to both instances', async (t) => {
   const nginx = read('deploy/nginx.conf');
-  t.match(nginx, /upstream horologium \{\s*server horologium-a:8080;\s*server horologium-b:8080;\s*\}/);
+  t.match(nginx, /upstream horologium \{\s*server horologium-a:8080;\s*server horologium-b:8080;[^}]*\}/);
   t.match(nginx, /proxy_http_version 1\.1;/);
   t.match(nginx, /proxy_set_header Upgrade \$http_upgrade;/);
   t.match(nginx, /proxy_set_header Connection \$connection_upgrade;/);
@@ -88,4 +89,54 @@ t.test('the load balancer forwards WebSocket upgrades to both instances', async 
   t.match(nginx, /proxy_read_timeout 3600s;/, 'streams outlive the default 60 s');
   t.match(nginx, /proxy_set_header X-Forwarded-For/);
   t.match(nginx, /client_max_body_size 17m;/, 'bodies up to the server’s own 16 MiB limit get through');
+});
+
+t.test('the image runs a pinned Node.js that engines, the lock file and CI agree on', async (t) => {
+  const docker = read('Dockerfile');
+  const image = /^ARG NODE_IMAGE=node:(\d+)\.(\d+)\.(\d+)-[a-z]+-slim$/m.exec(docker);
+  t.ok(image, 'the base image is pinned to a Node.js release (node:X.Y.Z-<debian>-slim)');
+  const version = image ? `${image[1]}.${image[2]}.${image[3]}` : '0.0.0';
+  t.same(docker.match(/^FROM .*$/gm), ['FROM ${NODE_IMAGE} AS build', 'FROM ${NODE_IMAGE}'], 'both stages use it');
+  const engines = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node;
+  t.ok(semver.satisfies(version, engines), `package.json engines (${engines}) accept the image's ${version}`);
+  t.ok(semver.satisfies(process.versions.node, engines), `and the Node.js running these tests (${process.versions.node})`);
+  const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { version: string; engines?: { node?: string } }> };
+  for (const [name, entry] of Object.entries(lock.packages)) {
+    // Native addons are built for the Node.js that runs them: each must accept the image's and CI's.
+    if (name !== 'node_modules/better-sqlite3') continue;
+    const range = entry.engines?.node ?? '*';
+    t.ok(semver.satisfies(version, range), `better-sqlite3 ${entry.version} (${range}) runs on the image's ${version}`);
+    t.ok(semver.satisfies(process.versions.node, range), `and on ${process.versions.node}`);
+  }
+  t.match(docker, /HEALTHCHECK .*\/readyz/, 'the health check is readiness (/readyz), not liveness');
+});
+
+t.test(".dockerignore keeps the host's dependencies, builds, data and history out of the build context", async (t) => {
+  const ignored = read('.dockerignore').split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+  for (const entry of ['.git', 'node_modules', 'dist', 'data', '*.db', '.env']) t.ok(ignored.includes(entry), entry);
+  const docker = read('Dockerfile');
+  for (const m of docker.matchAll(/^COPY (?!--from)(.+) \S+$/gm)) {
+    for (const source of (m[1] as string).split(' ')) t.notOk(ignored.includes(source.replace(/\/$/, '')), `${source}, copied by the Dockerfile, is not ignored`);
+  }
+});
+
+t.test('compose: third-party images pinned by version; the load balancer waits for healthy instances', async (t) => {
+  const compose = parse(read('docker-compose.yml'), { merge: true });
+  for (const [name, svc] of Object.entries(compose.services as Record<string, { image?: string; build?: string }>)) {
+    if (svc.build !== undefined) continue;
+    t.match(svc.image, /:\d+\.\d+\.\d+(-[a-z0-9]+)?$/, `${name}: ${svc.image} names a release`);
+  }
+  t.same(compose.services.lb.depends_on, { 'horologium-a': { condition: 'service_healthy' }, 'horologium-b': { condition: 'service_healthy' } });
+});
+
+t.test('nginx: keepalive upstreams, request id and scheme passed, retries never resend a POST, JSON errors', async (t) => {
+  const nginx = read('deploy/nginx.conf');
+  t.match(nginx, /upstream horologium \{[^}]*keepalive \d+;/, 'idle upstream connections are kept');
+  t.match(nginx, /map \$http_upgrade \$connection_upgrade \{\s*default upgrade;\s*''\s+'';/, 'a plain request clears Connection, so keepalive works');
+  t.match(nginx, /proxy_set_header X-Forwarded-Proto \$scheme;/);
+  t.match(nginx, /proxy_set_header X-Request-Id \$request_id_out;/);
+  t.match(nginx, /proxy_next_upstream error timeout;/);
+  t.notMatch(nginx, /proxy_next_upstream[^;]*non_idempotent/, 'a POST that reached an instance is never sent to another');
+  t.match(nginx, /error_page 502 504 = @unreachable;/);
+  // Run for real in test/nginx.test.ts.
 });
