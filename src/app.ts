@@ -73,6 +73,14 @@ function prettyTransport(): { target: string; options: Record<string, unknown> }
   return { target, options: { colorize: process.stdout.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } };
 }
 
+/** 16777216 → "16 MiB": how a limit is said to a person. */
+function sizeInWords(bytes: number): string {
+  for (const [unit, size] of [['GiB', 2 ** 30], ['MiB', 2 ** 20], ['KiB', 2 ** 10]] as const) {
+    if (bytes >= size) return `${Number((bytes / size).toFixed(2))} ${unit}`;
+  }
+  return `${bytes} bytes`;
+}
+
 export interface BuildOptions {
   /** A store to use instead of the one HOROLOGIUM_STORE names (tests inject clocks this way). */
   store?: Store;
@@ -224,6 +232,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       return sendError(reply, new HorologiumError('STORE_UNAVAILABLE', undefined, [], { 'retry-after': '1' }));
     }
     const mapped = error.code ? FASTIFY_CODES[error.code] : undefined;
+    if (mapped === 'BODY_TOO_LARGE') {
+      return sendError(reply, new HorologiumError(mapped, `The request body is larger than the limit of ${config.bodyLimit} bytes (${sizeInWords(config.bodyLimit)}, HOROLOGIUM_BODY_LIMIT).`));
+    }
     if (mapped) return sendError(reply, new HorologiumError(mapped));
     const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
     if (status >= 400 && status < 500) return sendError(reply, new HorologiumError('BAD_REQUEST'), status);

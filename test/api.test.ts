@@ -132,6 +132,20 @@ t.test('every error is the envelope with a 4xx, and stores nothing', async (t) =
   }
   t.equal((await srv.get(`${S}/queue?after=0`)).json.head, 0, 'nothing stored');
   t.equal((await srv.get(`${S}/events`)).json.head, 0, 'nothing published');
+
+  // Messages for people, naming the field and its rule (never zod's wording), and the limit.
+  const message = async (r: Promise<{ json: any }>) => (await r).json.error.message;
+  t.equal(await message(srv.post(`${S}/tool-results`, { call_id: '', name: 'n', result: 1 })), 'Invalid body: call_id must be 1 to 256 characters without control characters.');
+  t.equal(await message(srv.post(`${S}/tool-results`, { name: 'n', result: 1 })), 'Invalid body: call_id is required: must be 1 to 256 characters without control characters.');
+  t.equal(await message(srv.post(`${S}/tool-results`, { call_id: 'c', name: 'n' })), 'Invalid body: result is required.');
+  t.equal(await message(srv.post(`${S}/events`, { type: 'Bad', data: {} })), 'Invalid body: type must be 1 to 64 lowercase letters, digits or underscores, starting with a letter.');
+  t.equal(await message(srv.get(`${S}/queue?limit=1001`)), 'Invalid query: limit must be a whole number from 1 to 1000.');
+  t.equal(await message(srv.get(`${S}/queue?wait=61`)), 'Invalid query: wait must be a number of seconds from 0 to 60 (at most 6 decimals).');
+  t.equal(await message(srv.post(`${S}/queue/ack`, { through: 1.5 })), 'Invalid body: through must be a whole number from 0 to 9007199254740991.');
+  t.equal(
+    await message(srv.post(`${S}/tool-results`, { call_id: 'c', name: 'n', result: 'x'.repeat(70_000) })),
+    'The request body is larger than the limit of 65536 bytes (64 KiB, HOROLOGIUM_BODY_LIMIT).',
+  );
 });
 
 t.test('a 10,000-deep result and a 12 MiB result are stored whole', async (t) => {

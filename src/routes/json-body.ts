@@ -54,13 +54,29 @@ export function validate<S extends z.ZodType>(
 ): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const details = result.error.issues.map((issue) => ({
-    path: issue.path.map(String).join('.'),
-    message: issue.message,
-  }));
+  const details = result.error.issues.map((issue) => {
+    const path = issue.path.map(String).join('.');
+    return { path, message: humanMessage(issue, path, value) };
+  });
   const first = details[0];
-  const summary = first ? `${first.path ? `${first.path}: ` : ''}${first.message}` : 'invalid';
+  // Each message names its field already.
+  const summary = first ? first.message : 'invalid';
   throw new HorologiumError(code, `${code === 'INVALID_BODY' ? 'Invalid body' : 'Invalid query'}: ${summary}.`, details);
+}
+
+/**
+ * What a person reads: the field's own rule (wire/schemas.ts), "is required" for a missing field,
+ * and never zod's internal wording ("Invalid input: expected string, received undefined").
+ */
+function humanMessage(issue: z.core.$ZodIssue, path: string, value: unknown): string {
+  const field = issue.path.length === 1 ? String(issue.path[0]) : undefined;
+  if (field !== undefined && typeof value === 'object' && value !== null && !Object.hasOwn(value, field)) {
+    return issue.message.startsWith(field) ? `${field} is required: ${issue.message.slice(field.length + 1)}` : `${field} is required`;
+  }
+  if (issue.code === 'unrecognized_keys') return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}`;
+  // A rule of ours starts with the field's name; anything else is said plainly.
+  if (path !== '' && issue.message.startsWith(path.split('.').at(-1) as string)) return issue.message;
+  return path === '' ? 'the value is not valid here' : `${path} is not valid`;
 }
 
 /** The body's envelope validated with `schema` (see shallow.ts for why only the envelope). */

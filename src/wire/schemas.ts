@@ -4,23 +4,35 @@
  * OpenAPI document, and a test fails when the committed files drift from them.
  */
 import { z } from 'zod';
+import { wholeNumberPattern } from './number-pattern.js';
 
 export const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
-const CONTROL = /\p{Cc}/u;
+const NO_CONTROL = /^\P{Cc}*$/u;
 const codePoints = (s: string) => [...s].length;
+
+/*
+ * Messages for people: every failure of a field (wrong type, too long, …) says the field's one rule,
+ * as a sentence naming the field (json-body.ts adds "is required" when it is missing). Lengths
+ * count characters (code points), as JSON Schema's minLength and maxLength do; where zod's own
+ * checks count otherwise, the limits are refinements and are published to the JSON Schemas through
+ * `meta`, so that the schemas carry the same limits as the server (test/schema-boundaries.test.ts).
+ */
+
+/** A string of `min` to `max` characters (code points), `rule` on any failure. */
+const text = (min: number, max: number, rule: string) =>
+  z
+    .string({ error: rule })
+    .refine((s) => codePoints(s) >= min && codePoints(s) <= max, { error: rule })
+    .meta({ minLength: min, maxLength: max });
 
 export const sessionId = z.string().regex(SESSION_ID).meta({ description: 'A session id.' });
 
-export const callId = z
-  .string()
-  .refine((s) => codePoints(s) >= 1 && codePoints(s) <= 256, 'call_id must be 1 to 256 characters')
-  .refine((s) => !CONTROL.test(s), 'call_id must not contain control characters')
-  .meta({ description: "The producer's call id, unique per session: the idempotency key." });
+const CALL_ID_RULE = 'call_id must be 1 to 256 characters without control characters';
+export const callId = text(1, 256, CALL_ID_RULE)
+  .refine((s) => NO_CONTROL.test(s), { error: CALL_ID_RULE })
+  .meta({ pattern: NO_CONTROL.source, description: "The producer's call id, unique per session: the idempotency key." });
 
-export const toolName = z
-  .string()
-  .refine((s) => codePoints(s) >= 1 && codePoints(s) <= 256, 'name must be 1 to 256 characters')
-  .meta({ description: 'The tool name.' });
+export const toolName = text(1, 256, 'name must be 1 to 256 characters').meta({ description: 'The tool name.' });
 
 /** Any JSON value; stored and returned byte for byte. */
 export const jsonValue = z.unknown().meta({ description: 'Any JSON value, kept byte for byte as sent.' });
@@ -35,64 +47,85 @@ export const toolResultBodySchema = z
     name: toolName,
     result: jsonValue,
     args: jsonValue.optional(),
-    execution_time: z.number().nonnegative().nullable().optional().meta({ description: 'Seconds.' }),
-    is_error: z.boolean().optional(),
+    execution_time: z
+      .number({ error: 'execution_time must be a number of seconds, 0 or more, or null' })
+      .nonnegative({ error: 'execution_time must be a number of seconds, 0 or more, or null' })
+      .nullable()
+      .optional()
+      .meta({ description: 'Seconds.' }),
+    is_error: z.boolean({ error: 'is_error must be true or false' }).optional(),
   })
   .meta({ title: 'ToolResultBody', description: 'POST /v1/sessions/{session}/tool-results' });
 
 export const RESERVED_EVENT_TYPES: ReadonlySet<string> = new Set(['tool_starting', 'tool_completed']);
 
+const EVENT_TYPE_RULE = 'type must be 1 to 64 lowercase letters, digits or underscores, starting with a letter';
+
 export const eventBodySchema = z
   .object({
-    type: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/),
-    data: z.record(z.string(), jsonValue),
+    type: z
+      .string({ error: EVENT_TYPE_RULE })
+      .regex(/^[a-z][a-z0-9_]{0,63}$/, { error: EVENT_TYPE_RULE })
+      // Refused by the route (400 RESERVED_EVENT_TYPE); published so that the schema refuses them too.
+      .meta({ not: { enum: [...RESERVED_EVENT_TYPES] } }),
+    data: z.record(z.string(), jsonValue, { error: 'data must be a JSON object' }),
   })
   .meta({ title: 'EventBody', description: 'POST /v1/sessions/{session}/events' });
 
+const THROUGH_RULE = `through must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}`;
+
 export const ackBodySchema = z
-  .object({ through: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER) })
+  .object({
+    through: z
+      .number({ error: THROUGH_RULE })
+      .int({ error: THROUGH_RULE })
+      .nonnegative({ error: THROUGH_RULE })
+      .max(Number.MAX_SAFE_INTEGER, { error: THROUGH_RULE }),
+  })
   .meta({ title: 'AckBody', description: 'POST /v1/sessions/{session}/queue/ack' });
 
-const wholeNumber = (max: number) =>
+/** A query parameter holding a whole number from `min` to `max`: its digits, nothing else. */
+const wholeNumber = (name: string, min: 0 | 1, max: number) =>
   z
-    .string()
-    .regex(/^[0-9]{1,16}$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(0).max(max));
+    .string({ error: `${name} must be a whole number from ${min} to ${max}` })
+    .regex(wholeNumberPattern(min, max), { error: `${name} must be a whole number from ${min} to ${max}` })
+    .transform(Number);
+
+const MAX_SEQ = Number.MAX_SAFE_INTEGER;
+const WAIT_RULE = 'wait must be a number of seconds from 0 to 60 (at most 6 decimals)';
 
 export const queueQuerySchema = z
   .object({
-    after: wholeNumber(Number.MAX_SAFE_INTEGER).optional(),
-    limit: wholeNumber(1000).pipe(z.number().min(1)).default(100),
+    after: wholeNumber('after', 0, MAX_SEQ).optional(),
+    limit: wholeNumber('limit', 1, 1000).default(100),
     wait: z
-      .string()
-      .regex(/^[0-9]{1,6}(\.[0-9]{1,6})?$/, 'must be a number of seconds')
+      .string({ error: WAIT_RULE })
+      .regex(/^(?:[0-5]?[0-9](?:\.[0-9]{1,6})?|60(?:\.0{1,6})?)$/, { error: WAIT_RULE })
       .transform(Number)
-      .pipe(z.number().max(60))
       .default(0),
   })
   .meta({ title: 'QueueQuery' });
 
 export const eventsQuerySchema = z
   .object({
-    after: wholeNumber(Number.MAX_SAFE_INTEGER).default(0),
-    limit: wholeNumber(1000).pipe(z.number().min(1)).default(100),
+    after: wholeNumber('after', 0, MAX_SEQ).default(0),
+    limit: wholeNumber('limit', 1, 1000).default(100),
   })
   .meta({ title: 'EventsQuery' });
 
 export const sessionsQuerySchema = z
   .object({
-    limit: wholeNumber(500).pipe(z.number().min(1)).default(50),
-    cursor: z.string().min(1).max(1024).optional(),
-    prefix: z.string().min(1).max(128).optional(),
+    limit: wholeNumber('limit', 1, 500).default(50),
+    cursor: text(1, 1024, 'cursor must be 1 to 1024 characters (the next_cursor of the page before)').optional(),
+    prefix: text(1, 128, 'prefix must be 1 to 128 characters').optional(),
   })
   .meta({ title: 'SessionsQuery' });
 
 /** Where an SSE stream starts, when no Last-Event-ID says it (docs/protocol.md section 10). */
 export const sseQuerySchema = z
   .object({
-    since: wholeNumber(Number.MAX_SAFE_INTEGER).optional(),
-    epoch: z.string().min(1).max(256).optional(),
+    since: wholeNumber('since', 0, MAX_SEQ).optional(),
+    epoch: text(1, 256, 'epoch must be 1 to 256 characters').optional(),
     token: z.string().optional(),
   })
   .meta({ title: 'SseQuery' });
