@@ -22,7 +22,7 @@ export const LAYERS: ReadonlyArray<readonly string[]> = [
   ['config.ts'],
   ['store'],
   ['metrics.ts'],
-  ['hub', 'openapi.ts'],
+  ['hub', 'openapi.ts', 'asyncapi.ts'],
   ['app-context.ts'],
   ['routes'],
   ['app.ts', 'client-errors.ts'],
@@ -75,7 +75,7 @@ t.test('every import of src/ runs down the layers', async (t) => {
 
 t.test('the check fails on an upward import', async (t) => {
   t.same(upwardImports('store/ledger.ts', "import { Hub } from '../hub/hub.js';\n"), [
-    'src/store/ledger.ts imports ../hub/hub.js (layer hub/openapi.ts) from below it (layer store)',
+    'src/store/ledger.ts imports ../hub/hub.js (layer hub/openapi.ts/asyncapi.ts) from below it (layer store)',
   ]);
   t.same(upwardImports('wire/frames.ts', "import type { Store } from '../store/types.js';"), [
     'src/wire/frames.ts imports ../store/types.js (layer store) from below it (layer wire)',

@@ -1,12 +1,13 @@
 /** schemas/ must be exactly what the zod sources generate (run `npm run schemas` after a change). */
 import { readdirSync, readFileSync } from 'node:fs';
 import t from 'tap';
+import { asyncApiDocument } from '../src/asyncapi.js';
 import { jsonSchemas, openApiDocument } from '../src/openapi.js';
 
 const dir = new URL('../schemas/', import.meta.url);
 
 t.test('committed schemas match the zod sources', async (t) => {
-  const generated: Record<string, unknown> = { ...jsonSchemas(), openapi: openApiDocument() };
+  const generated: Record<string, unknown> = { ...jsonSchemas(), openapi: openApiDocument(), asyncapi: asyncApiDocument() };
   const files = readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, ''));
   t.same(files.sort(), Object.keys(generated).sort(), 'one file per published schema, no stale ones');
   for (const [name, schema] of Object.entries(generated)) {
