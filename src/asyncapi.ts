@@ -6,6 +6,7 @@
  */
 import { jsonSchemas } from './openapi.js';
 import { HEARTBEAT } from './wire/frames.js';
+import { SESSION_ID } from './wire/schemas.js';
 
 /** What the client sends, and what the server sends, by message name → published schema. */
 const CLIENT_MESSAGES = {
@@ -66,7 +67,7 @@ export function asyncApiDocument(): Record<string, unknown> {
               type: 'object',
               description: 'An optional first subscription, and the token for clients that cannot set headers.',
               properties: {
-                session: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$' },
+                session: { type: 'string', pattern: SESSION_ID.source },
                 since: { type: 'string', pattern: '^[0-9]{1,15}$' },
                 epoch: { type: 'string', minLength: 1, maxLength: 256 },
                 token: { type: 'string' },

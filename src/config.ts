@@ -3,11 +3,11 @@
  * stops start-up with a message naming the variable and what it accepts.
  */
 import { readFileSync } from 'node:fs';
-import { isIP } from 'node:net';
 import { z } from 'zod';
 import type { AuthSettings } from './auth/authenticator.js';
 import { jwtPublicKey } from './auth/keys.js';
 import { staticToken, type StaticToken } from './auth/principal.js';
+import { isLoopback } from './loopback.js';
 
 const integer = (name: string, min: number, max: number) =>
   z
@@ -163,13 +163,6 @@ export function defaultRetentionInterval(...settingsMs: number[]): number {
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
-}
-
-const LOOPBACK_NAMES = new Set(['localhost', '::1', '[::1]']);
-
-export function isLoopback(host: string): boolean {
-  if (LOOPBACK_NAMES.has(host)) return true;
-  return isIP(host) === 4 && host.startsWith('127.');
 }
 
 /** Reads the configuration from `env` (process.env in production); throws ConfigError. */

@@ -69,6 +69,15 @@ const post = (operationId: string, summary: string, body: Name, replies: Record<
     responses: { ...replies, ...errors },
   },
 });
+/** A GET of one session's SSE stream: where it starts (query, Last-Event-ID) and what it carries. */
+const sessionEventStream = (operationId: string, summary: string, carries: string) => ({
+  get: {
+    operationId,
+    summary,
+    parameters: [sessionParam, ...queryParams('sse-query'), lastEventId],
+    responses: { '200': eventStream(carries), ...errors },
+  },
+});
 const queryParams = (name: 'queue-query' | 'events-query' | 'sessions-query' | 'sse-query') => {
   const schema = jsonSchemas()[name] as { properties: Record<string, unknown> };
   return Object.entries(schema.properties).map(([key, s]) => ({ name: key, in: 'query', required: false, schema: s }));
@@ -152,22 +161,12 @@ function openApiPaths(): Record<string, unknown> {
         responses: { '200': { description: 'Deleted', ...json('session-deleted-reply') }, '404': { description: 'SESSION_NOT_FOUND', ...json('error-reply') }, ...errors },
       },
     },
-    '/v1/sessions/{session}/sse': {
-      get: {
-        operationId: 'streamSessionSse',
-        summary: 'The status stream as Server-Sent Events (docs/protocol.md section 10)',
-        parameters: [sessionParam, ...queryParams('sse-query'), lastEventId],
-        responses: { '200': eventStream('subscribed, then status events (id: <epoch>:<seq>)'), ...errors },
-      },
-    },
-    '/v1/sessions/{session}/ag-ui': {
-      get: {
-        operationId: 'streamSessionAgUi',
-        summary: 'The session as AG-UI events over SSE (docs/protocol.md section 11)',
-        parameters: [sessionParam, ...queryParams('sse-query'), lastEventId],
-        responses: { '200': eventStream('RUN_STARTED, then AG-UI events'), ...errors },
-      },
-    },
+    '/v1/sessions/{session}/sse': sessionEventStream(
+      'streamSessionSse',
+      'The status stream as Server-Sent Events (docs/protocol.md section 10)',
+      'subscribed, then status events (id: <epoch>:<seq>)',
+    ),
+    '/v1/sessions/{session}/ag-ui': sessionEventStream('streamSessionAgUi', 'The session as AG-UI events over SSE (docs/protocol.md section 11)', 'RUN_STARTED, then AG-UI events'),
     '/v1/ag-ui': {
       post: {
         operationId: 'runAgUi',

@@ -13,7 +13,7 @@ const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 
 /** Bottom to top. A module's layer is its folder under src/, or its file name at the top level. */
 export const LAYERS: ReadonlyArray<readonly string[]> = [
-  ['errors.ts', 'version.ts'],
+  ['errors.ts', 'version.ts', 'loopback.ts'],
   ['json'],
   ['preview'],
   ['wire'],

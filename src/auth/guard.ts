@@ -49,6 +49,16 @@ export type AuthSurface = 'http' | StreamKind;
 /** Told of every refusal, for `horologium_auth_failures_total`. */
 export type AuthFailureListener = (surface: AuthSurface, kind: AuthFailureKind) => void;
 
+/** authorize(), with a refusal told to `failed` as a `forbidden` on `surface`. */
+export function authorizeCounted(principal: Principal, scope: Scope | 'any', session: string | undefined, surface: AuthSurface, failed: AuthFailureListener): void {
+  try {
+    authorize(principal, scope, session);
+  } catch (err) {
+    failed(surface, 'forbidden');
+    throw err;
+  }
+}
+
 export function registerAuthGuard(app: FastifyInstance, authenticator: Authenticator, failed: AuthFailureListener): void {
   app.decorateRequest('principal', undefined);
   app.addHook('onRequest', async (request: FastifyRequest) => {
@@ -73,12 +83,7 @@ export function registerAuthGuard(app: FastifyInstance, authenticator: Authentic
       failed(streamKind ?? 'http', err.kind);
       throw unauthorized(err.message);
     }
-    try {
-      authorize(principal, scope, (request.params as { session?: string }).session);
-    } catch (err) {
-      failed(streamKind ?? 'http', 'forbidden');
-      throw err;
-    }
+    authorizeCounted(principal, scope, (request.params as { session?: string }).session, streamKind ?? 'http', failed);
     request.principal = principal;
   });
 }

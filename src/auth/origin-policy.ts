@@ -7,23 +7,24 @@
  * - Not set, auth on: any origin. Tokens are never ambient (no cookies), so a page that may call
  *   the API is a page that holds a token.
  * - Not set, no auth (the default, on loopback): loopback origins only (`http://localhost:*`,
- *   `http://127.0.0.1:*`, `http://[::1]:*`, and https). Any other page the developer visits would
+ *   `http://127.0.0.1:*` and the rest of 127/8, `http://[::1]:*`, and https; the same names
+ *   loopback.ts lets an open server listen on). Any other page the developer visits would
  *   otherwise read every session (cross-site WebSocket hijacking); a page reaching the server
  *   through DNS rebinding has its own, non-loopback origin and is refused too. With
  *   HOROLOGIUM_INSECURE=1 (open on a network address, on purpose) the panel's own origin is allowed.
  */
 
-const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]']);
+import { isLoopback } from '../loopback.js';
 
 /** `scheme://host[:port]`, lower-cased, without a trailing slash: how origins are compared. */
 function normalise(origin: string): string {
   return origin.trim().replace(/\/+$/, '').toLowerCase();
 }
 
-export function isLoopbackOrigin(origin: string): boolean {
+function isLoopbackOrigin(origin: string): boolean {
   try {
     const url = new URL(origin);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_HOSTS.has(url.hostname);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && isLoopback(url.hostname);
   } catch {
     return false;
   }

@@ -84,6 +84,8 @@ export class Connection {
   private readonly subscriptions = new Map<string, Subscription>();
   private closing = false;
   private work: Promise<void> = Promise.resolve();
+  /** Set when the server closed it: the close code and reason, which the close log line reports. */
+  closedWith: { code: number; reason: string } | undefined;
 
   constructor(
     private readonly transport: Transport,
@@ -92,9 +94,6 @@ export class Connection {
     private readonly limits: ConnectionLimits,
     readonly telemetry: StreamTelemetry,
   ) {}
-
-  /** Server-initiated closes: the close code and reason, which the close log line reports. */
-  closedWith: { code: number; reason: string } | undefined;
 
   /** Client messages are handled one after the other, in the order received. */
   enqueue(task: () => Promise<void>): void {

@@ -12,7 +12,7 @@ import type { StreamKind } from '../wire/stream-kinds.js';
 const LABELLED_CLOSE_CODES: ReadonlySet<number> = new Set([1000, 1001, 1003, 1005, 1006, 1009, 4001, 4003, 4008]);
 
 /** The close code as a bounded metric label. */
-export function closeCodeLabel(code: number): string {
+function closeCodeLabel(code: number): string {
   return LABELLED_CLOSE_CODES.has(code) ? String(code) : 'other';
 }
 
@@ -27,7 +27,6 @@ export class StreamTelemetry {
   /** The first LOGGED_SESSIONS distinct sessions subscribed to. */
   private readonly sessions = new Set<string>();
   private subscribes = 0;
-  private principal: string | undefined;
   private done = false;
 
   constructor(
@@ -36,10 +35,9 @@ export class StreamTelemetry {
     /** The upgrade (or SSE) request's logger: every line carries its reqId. */
     private readonly log: FastifyBaseLogger,
     private readonly address: string,
-    principal: string | undefined,
-  ) {
-    this.principal = principal;
-  }
+    /** The principal's id, when the upgrade (or SSE request) carried a token. */
+    private principal: string | undefined,
+  ) {}
 
   /** The principal's id (never its token), once known: at the upgrade, or from the `auth` message. */
   authenticated(principalId: string): void {

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../app-context.js';
-import { authorize } from '../auth/guard.js';
+import { authorizeCounted } from '../auth/guard.js';
 import { CLOSE_CODES, HorologiumError } from '../errors.js';
 import { Connection } from '../hub/connection.js';
 import { SseTransport } from '../hub/sse-transport.js';
@@ -103,12 +103,7 @@ export function sseRoutes(app: FastifyInstance, ctx: AppContext): void {
     const input = parsed.data;
     if (!SESSION_ID.test(input.threadId)) throw new HorologiumError('INVALID_SESSION_ID', `threadId is the session id and must match ${SESSION_ID.source}.`);
     request.logContext.session = input.threadId;
-    try {
-      authorize(request.principal as NonNullable<typeof request.principal>, 'subscribe', input.threadId);
-    } catch (err) {
-      metrics.authFailed('ag_ui', 'forbidden');
-      throw err;
-    }
+    authorizeCounted(request.principal as NonNullable<typeof request.principal>, 'subscribe', input.threadId, 'ag_ui', (surface, kind) => metrics.authFailed(surface, kind));
     const props = (input.forwardedProps ?? {}) as { since?: unknown; epoch?: unknown };
     const since = typeof props.since === 'number' && Number.isSafeInteger(props.since) && props.since >= 0 ? props.since : 0;
     const fallback: Start = { since, ...(typeof props.epoch === 'string' ? { epoch: props.epoch } : {}) };
