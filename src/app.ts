@@ -126,6 +126,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const authenticator = new Authenticator(config.auth);
   const store = options.store ?? createStore(config.store, { historySize: config.historySize });
   await store.open();
+  for (const warning of store.warnings ?? []) app.log.warn({ store: store.kind }, warning);
   const metrics = new Metrics(store);
   const queueWatch = new QueueWatch(store);
   const hub = new Hub(store, config.heartbeatMs);

@@ -38,6 +38,10 @@ export const ERRORS = {
     status: 409,
     message: 'This call_id was already used in this session with a different name, args or result.',
   },
+  EVENT_ID_CONFLICT: {
+    status: 409,
+    message: 'This event_id was already used in this session with a different type or data.',
+  },
   ACK_BEYOND_HEAD: { status: 409, message: 'Cannot acknowledge beyond the head of the queue.' },
   BODY_TOO_LARGE: { status: 413, message: 'The request body is larger than the configured limit.' },
   EVENT_TOO_LARGE: { status: 413, message: 'The event data is larger than the configured limit.' },

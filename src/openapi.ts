@@ -119,7 +119,11 @@ function openApiPaths(): Record<string, unknown> {
       '409': { description: 'CALL_ID_CONFLICT', ...json('error-reply') },
     }),
     '/v1/sessions/{session}/events': {
-      ...post('publishEvent', 'Publish a status event', 'event-body', { '202': { description: 'Published', ...json('event-seq-reply') } }),
+      ...post('publishEvent', 'Publish a status event', 'event-body', {
+        '202': { description: 'Published', ...json('event-seq-reply') },
+        '200': { description: 'Repeat of an earlier event with this event_id', ...json('event-seq-reply') },
+        '409': { description: 'EVENT_ID_CONFLICT', ...json('error-reply') },
+      }),
       get: {
         operationId: 'replayEvents',
         summary: 'Replay retained status events',

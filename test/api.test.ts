@@ -97,6 +97,33 @@ t.test('generic events are kept as sent', async (t) => {
   t.equal((await srv.get(`${S}/events`)).json.head, 1, 'nothing stored by rejected requests');
 });
 
+t.test('event_id: a retry is stored once (200 duplicate), a clash is 409, a bad key 400', async (t) => {
+  const srv = await startServer(t);
+  const first = await srv.post(`${S}/events`, '{"type":"progress","data":{"n":12345678901234567890},"event_id":"e-1"}');
+  t.same([first.status, first.json], [202, { event_seq: 1 }]);
+  const retry = await srv.post(`${S}/events`, '{"event_id":"e-1","data":{"n":12345678901234567890},"type":"progress"}');
+  t.same([retry.status, retry.json], [200, { event_seq: 1, duplicate: true }], 'the same event again, fields in another order');
+  const other = await srv.post(`${S}/events`, { type: 'progress', data: { n: 2 }, event_id: 'e-2' });
+  t.same([other.status, other.json], [202, { event_seq: 2 }], 'another key is another event');
+  const clash = await srv.post(`${S}/events`, { type: 'progress', data: { n: 3 }, event_id: 'e-1' });
+  t.equal(clash.status, 409);
+  t.equal(clash.json.error.code, 'EVENT_ID_CONFLICT');
+  t.match(clash.json.error.message, /e-1/, 'the message names the key');
+  const otherType = await srv.post(`${S}/events`, { type: 'note', data: { n: 12345678901234567890n.toString() }, event_id: 'e-1' });
+  t.same([otherType.status, otherType.json.error.code], [409, 'EVENT_ID_CONFLICT'], 'another type under the same key');
+  const elsewhere = await srv.post('/v1/sessions/s2/events', { type: 'progress', data: { n: 3 }, event_id: 'e-1' });
+  t.same([elsewhere.status, elsewhere.json], [202, { event_seq: 1 }], 'keys are per session');
+  for (const bad of ['', 'a\nb', 'x'.repeat(257), 7, null]) {
+    const r = await srv.post(`${S}/events`, { type: 'progress', data: {}, event_id: bad });
+    t.same([r.status, r.json.error.code], [400, 'INVALID_BODY'], `event_id ${JSON.stringify(bad)}`);
+    t.ok(r.json.error.message.length > 0);
+  }
+  t.ok((await srv.post(`${S}/events`, { type: 'progress', data: {}, event_id: 'x'.repeat(256) })).status === 202, '256 characters are accepted');
+  const log = (await srv.get(`${S}/events`)).json;
+  t.equal(log.head, 3, 'each accepted event once; retries, clashes and rejects stored nothing');
+  t.same(log.events.map((e: { result: { type: string } }) => e.result.type), ['progress', 'progress', 'progress']);
+});
+
 t.test('every error is the envelope with a 4xx, and stores nothing', async (t) => {
   const srv = await startServer(t, { bodyLimit: 65_536 });
   const cases: Array<[string, () => Promise<{ status: number; json: any }>, number, string]> = [

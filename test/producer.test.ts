@@ -28,7 +28,7 @@ t.test('posts a call, its result and an event; the queue holds the result', asyn
   t.match(generated.call_id, /^[0-9a-f-]{36}$/, 'a call_id is generated when omitted');
   const result = await producer.toolResult('p1', { call_id: 'c1', name: 'grep', result: { content: 'found' }, execution_time: 0.5 });
   t.same(result, { call_id: 'c1', queue_seq: 1, event_seq: 3, duplicate: false });
-  t.same(await producer.event('p1', { type: 'progress', data: { step: 1 } }), { event_seq: 4 });
+  t.same(await producer.event('p1', { type: 'progress', data: { step: 1 } }), { event_seq: 4, duplicate: false });
   const queue = (await srv.get('/v1/sessions/p1/queue')).json;
   t.equal(queue.entries[0].message.content, '{"content":"found"}');
   t.equal(queue.entries[0].execution_time, 0.5);
@@ -119,14 +119,13 @@ t.test('through a server restart, every track completes exactly once in the queu
   t.same([...runs.values()].filter((n) => n !== 1), [], 'each fn ran once');
 });
 
-t.test('a reply lost after the commit: the retry is answered as a duplicate, stored once', async (t) => {
-  const srv = await startServer(t);
-  const upstream = new URL(srv.url);
+/** A proxy to `upstream` that cuts the connection of the first request to a path ending in `suffix`, after the server has answered it. */
+async function replyLosingProxy(t: Test, upstreamUrl: string, suffix: string): Promise<{ url: string; dropped: () => number }> {
+  const upstream = new URL(upstreamUrl);
   let dropped = 0;
-  // A proxy that cuts the connection of the first tool-results request after the server has answered it.
   const proxy = createServer((req, res) => {
     const forward = httpRequest({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (up) => {
-      if (req.url?.endsWith('/tool-results') && dropped++ === 0) {
+      if (req.url?.endsWith(suffix) && dropped++ === 0) {
         up.resume();
         up.on('end', () => res.socket?.destroy());
         return;
@@ -136,14 +135,35 @@ t.test('a reply lost after the commit: the retry is answered as a duplicate, sto
     });
     req.pipe(forward);
   });
-  const url = await listening(t, proxy);
+  return { url: await listening(t, proxy), dropped: () => dropped };
+}
+
+t.test('a reply lost after the commit: the retry is answered as a duplicate, stored once', async (t) => {
+  const srv = await startServer(t);
+  const proxy = await replyLosingProxy(t, srv.url, '/tool-results');
   const retries: string[] = [];
-  const producer = new Producer({ url, backoff: FAST, onRetry: (r) => retries.push(r.reason) });
+  const producer = new Producer({ url: proxy.url, backoff: FAST, onRetry: (r) => retries.push(r.reason) });
   const reply = await producer.toolResult('p6', { call_id: 'once', name: 'grep', result: { n: 1 } });
-  t.equal(dropped, 2, 'the first reply was lost, the second went through');
+  t.equal(proxy.dropped(), 2, 'the first reply was lost, the second went through');
   t.equal(retries.length, 1);
   t.same(reply, { call_id: 'once', queue_seq: 1, event_seq: 1, duplicate: true }, 'the retry found the first write');
   t.equal((await srv.get('/v1/sessions/p6/queue')).json.entries.length, 1, 'stored once');
+});
+
+t.test('an event whose reply was lost is stored once: the SDK retries it under the same event_id', async (t) => {
+  const srv = await startServer(t);
+  const proxy = await replyLosingProxy(t, srv.url, '/events');
+  const producer = new Producer({ url: proxy.url, backoff: FAST });
+  const reply = await producer.event('p7', { type: 'progress', data: { step: 1 } });
+  t.equal(proxy.dropped(), 2, 'the first reply was lost, the second went through');
+  t.same(reply, { event_seq: 1, duplicate: true }, 'the retry found the first write');
+  t.same(await producer.event('p7', { type: 'progress', data: { step: 1 } }), { event_seq: 2, duplicate: false }, 'the same data again without a key is a new event');
+  const given = await producer.event('p7', { type: 'progress', data: { step: 2 }, event_id: 'mine' });
+  t.same(given, { event_seq: 3, duplicate: false });
+  t.same(await producer.event('p7', { type: 'progress', data: { step: 2 }, event_id: 'mine' }), { event_seq: 3, duplicate: true }, 'a caller-given key is kept');
+  await t.rejects(producer.event('p7', { type: 'progress', data: { step: 3 }, event_id: 'mine' }), { name: 'HorologiumRequestError', status: 409, code: 'EVENT_ID_CONFLICT' }, 'a clash is surfaced at once');
+  const log = (await srv.get('/v1/sessions/p7/events')).json;
+  t.same(log.events.map((e: { result: { data: { step: number } } }) => e.result.data.step), [1, 1, 2], 'three events stored, the retried one once');
 });
 
 t.test('429 is retried after its Retry-After, and every post lands', async (t) => {
@@ -198,7 +218,7 @@ t.test('a connection error moves on to the next URL', async (t) => {
   const dead = `http://127.0.0.1:${await freePort()}`;
   const retries: Array<{ url: string; reason: string }> = [];
   const producer = new Producer({ url: [dead, srv.url], backoff: FAST, onRetry: (r) => retries.push(r) });
-  t.same(await producer.event('p10', { type: 'n', data: {} }), { event_seq: 1 });
+  t.same(await producer.event('p10', { type: 'n', data: {} }), { event_seq: 1, duplicate: false });
   t.equal(retries.length, 1);
   t.equal(retries[0]?.url, dead);
   t.match(retries[0]?.reason, /ECONNREFUSED/);

@@ -74,6 +74,29 @@ export function storeBehaviour(t: Test, make: StoreFactory): void {
     t.equal((await store.startCall('s', { ...startAgain, callId: 'c1' })).status, 'conflict', 'a completed call cannot start');
   });
 
+  t.test('idempotency by event_id: stored once, a clash refused, free again after deletion', async (t) => {
+    const { store } = await make(t, { historySize: 100 });
+    const key = { id: 'e-1', fingerprint: 'note {"n":1}' };
+    const first = await store.appendKeyedEvent('s', 'note', '{"n":1}', key);
+    t.match(first, { status: 'created', event: { seq: 1, type: 'note' } });
+    await store.appendEvent('s', 'note', '{"n":2}');
+    t.same(await store.appendKeyedEvent('s', 'note', '{"n":1}', key), { status: 'duplicate', eventSeq: 1 }, 'a repeat reports the first seq');
+    t.equal((await store.appendKeyedEvent('s', 'note', '{"n":9}', { id: 'e-1', fingerprint: 'note {"n":9}' })).status, 'conflict');
+    t.match(await store.appendKeyedEvent('other', 'note', '{"n":1}', key), { status: 'created', event: { seq: 1 } }, 'keys are per session');
+    const [a, b] = await Promise.all([
+      store.appendKeyedEvent('s', 'note', '{}', { id: 'e-2', fingerprint: 'f2' }),
+      store.appendKeyedEvent('s', 'note', '{}', { id: 'e-2', fingerprint: 'f2' }),
+    ]);
+    t.match(a, { status: 'created', event: { seq: 3 } });
+    t.same(b, { status: 'duplicate', eventSeq: 3 }, 'a concurrent twin is stored once');
+    t.match(await store.startCall('s', { callId: 'e-1', name: 'x', argsJson: null, argumentsJson: 'null', fingerprint: 'f', data: '{}' }), { status: 'created', eventSeq: 4 }, 'an event_id and a call_id never meet');
+    const page = await store.readEvents('s', 0, 10);
+    t.same(page.events.map((e) => e.seq), [1, 2, 3, 4], 'nothing stored twice');
+    t.equal((await store.readQueue('s', 0, 10)).head, 0, 'event keys are not queue entries');
+    t.equal(await store.deleteSession('s'), true);
+    t.match(await store.appendKeyedEvent('s', 'note', '{"n":7}', key), { status: 'created', event: { seq: 1 } }, 'the event_id is free again');
+  });
+
   t.test('queue cursor: default read, ack is monotonic, never beyond head', async (t) => {
     const { store } = await make(t, { historySize: 100 });
     for (let k = 1; k <= 5; k++) await store.completeCall('s', result(`c${k}`, `${k}`));

@@ -150,8 +150,9 @@ export class Connection {
     this.send('subscribed', subscribedFrame(start));
     sub.lastSent = start.from;
     // Live only: nothing to replay. Otherwise the page already read starts at `since`; a replay
-    // from elsewhere (the oldest retained) reads its own.
-    await this.goLive(sub, since === undefined ? { ...page, events: [] } : start.from === since ? page : undefined);
+    // from elsewhere (the oldest retained, which the subscriber was just told of) reads its own.
+    const first = since === undefined ? { ...page, events: [] } : start.from === since ? page : await this.store.readEvents(session, start.from, REPLAY_PAGE);
+    await this.goLive(sub, first);
   }
 
   unsubscribe(session: string): void {
@@ -171,8 +172,11 @@ export class Connection {
       if (sub.pendingBytes + this.transport.bufferedBytes > this.limits.maxBufferedBytes) this.slowConsumer();
       return;
     }
-    if (seq <= sub.lastSent) return;
-    if (seq !== sub.lastSent + 1) {
+    // Committed under another incarnation of the log (redis: a flushed or lost key): its seq says
+    // nothing about this subscription's, so the store is read, which tells the new epoch.
+    const foreign = event.epoch !== undefined && event.epoch !== sub.epoch;
+    if (!foreign && seq <= sub.lastSent) return;
+    if (foreign || seq !== sub.lastSent + 1) {
       // A gap in the live feed (a lost pub/sub message): hold this event back and read the
       // missing ones from the store first, as a replay does.
       sub.pending.push(event);
@@ -190,7 +194,9 @@ export class Connection {
 
   /**
    * Takes a live subscription back through replay from its last seq, then live again: after a
-   * gap in the live feed, or when the feed announces it may have missed events (resync).
+   * gap in the live feed, an event of another epoch, or when the feed announces it may have missed
+   * events (resync) or that the session's log was reset. When the store's log no longer follows on
+   * from the last seq sent, the subscriber is told (see `continuation`).
    */
   catchUp(sub: Subscription): void {
     if (this.closing || !sub.live) return;
@@ -247,7 +253,7 @@ export class Connection {
    */
   private async goLive(sub: Subscription, first: EventPage | undefined): Promise<void> {
     const session = sub.session;
-    let page = first ?? (await this.store.readEvents(session, sub.lastSent, REPLAY_PAGE));
+    let page = first ?? (await this.continuation(sub));
     for (;;) {
       for (const e of page.events) {
         if (e.seq <= sub.lastSent) continue;
@@ -261,7 +267,14 @@ export class Connection {
       page = await this.store.readEvents(session, sub.lastSent, REPLAY_PAGE);
     }
     if (this.subscriptions.get(session) !== sub) return;
+    // Held-back events of another epoch are not this log's: dropped, and once live the store is
+    // read again, in case they came from a newer incarnation than the one just replayed.
+    let foreign = false;
     for (const p of sub.pending) {
+      if (p.epoch !== undefined && p.epoch !== sub.epoch) {
+        foreign = true;
+        continue;
+      }
       if ((p.seq as number) <= sub.lastSent) continue;
       await this.paced();
       if (this.closing || this.subscriptions.get(session) !== sub) return;
@@ -271,6 +284,25 @@ export class Connection {
     sub.pending = [];
     sub.pendingBytes = 0;
     sub.live = true;
+    if (foreign) this.catchUp(sub);
+  }
+
+  /**
+   * The first page after the last seq sent, when the store's log still follows on from it. When it
+   * does not (the epoch changed: the log was reset or lost; the seq is beyond the head: the log was
+   * restored from an earlier moment; or more than the history was missed while the live feed was
+   * away), the subscriber gets a fresh `subscribed` with the store's epoch, head and oldest and
+   * `recovered: false`, and the replay starts again at the oldest retained event, exactly as a
+   * failed resume does (docs/protocol.md, section 5). Nothing is skipped silently.
+   */
+  private async continuation(sub: Subscription): Promise<EventPage> {
+    const page = await this.store.readEvents(sub.session, sub.lastSent, REPLAY_PAGE);
+    const start = resumePoint(page, sub.lastSent, sub.epoch);
+    if (start.recovered || this.closing || this.subscriptions.get(sub.session) !== sub) return page;
+    sub.epoch = page.epoch;
+    sub.lastSent = start.from;
+    this.send('subscribed', subscribedFrame(start));
+    return this.store.readEvents(sub.session, start.from, REPLAY_PAGE);
   }
 
   private write(message: Outgoing, epoch?: string): void {

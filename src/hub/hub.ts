@@ -25,7 +25,7 @@ export class Hub implements SubscriptionRegistry {
         for (const e of events) {
           const subs = this.sessions.get(e.session);
           if (!subs) continue;
-          const message = new Outgoing('status', e.frame, e.session, e.seq);
+          const message = new Outgoing('status', e.frame, e.session, e.seq, e.epoch);
           // A delivery may close its connection and remove that subscription: deleting from a Set
           // being iterated is safe, so no copy is made per event.
           for (const sub of subs) sub.deliver(message);
@@ -33,6 +33,11 @@ export class Hub implements SubscriptionRegistry {
       },
       // A deleted session's subscribers are told, and are no longer subscribed to it.
       deleted: (session) => this.endSession(session, 'deleted'),
+      // The session's log started again under a new epoch: its subscriptions re-read it, and
+      // each learns of the new incarnation from what it reads (Connection.catchUp).
+      reset: (session) => {
+        for (const sub of this.sessions.get(session) ?? []) sub.catchUp();
+      },
       // The live feed was away (redis pub/sub reconnected): every subscription re-reads from its
       // last seq what it may have missed.
       resync: () => {

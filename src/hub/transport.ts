@@ -23,6 +23,8 @@ export class Outgoing {
     /** For a status frame: its session and seq. */
     readonly session?: string,
     readonly seq?: number,
+    /** For a live status frame, the epoch it was committed under, when the live feed says (redis). */
+    readonly epoch?: string,
   ) {}
 
   /** The frame's length in UTF-8 bytes: what it weighs in a buffer. */

@@ -62,6 +62,11 @@ export class SessionView {
       // A new incarnation (the log was reset or deleted): its seqs start again.
       this.reset();
       this.notice('reset', 'The session started again (a new epoch): showing its new events.');
+    } else if (!info.recovered && this.head !== undefined && info.head < this.head) {
+      // The same epoch behind what was shown (Redis restored from an earlier snapshot): the
+      // log as it now is replaces what was drawn.
+      this.reset();
+      this.notice('reset', `The session's log went back to seq ${info.head}: showing it as it now is.`);
     }
     this.epoch = info.epoch;
     if (!info.recovered && info.oldest > 1) this.notice('gap', `Events before ${info.oldest} are no longer retained.`);

@@ -1,9 +1,9 @@
 /**
  * The producer SDK for agent backends (docs/protocol.md section 4, scope `publish`): post a tool
  * call, its result, or any other status event, and `track` a tool run end to end. Every post is
- * retried (HttpClient); tool calls and results are idempotent on the server by `call_id`, so a retry
- * after a lost reply answers `duplicate: true` and stores nothing twice. An event has no such key:
- * a reply lost after the server stored it can, on retry, store it twice (at least once, documented).
+ * retried (HttpClient); tool calls and results are idempotent on the server by `call_id`, and events
+ * by the `event_id` this SDK gives each of them (unless the caller gives one), so a retry after a
+ * lost reply answers `duplicate: true` and stores nothing twice.
  */
 import { HttpClient, CallIdConflictError, HorologiumRequestError, type HttpOptions, type RequestSpec } from './http.js';
 import { jsonTextOf, objectBody, type RawJson } from './raw-json.js';
@@ -34,6 +34,8 @@ export interface ToolResultInput {
 export interface EventInput {
   type: string;
   data: Record<string, unknown> | RawJson;
+  /** The event's idempotency key; a new UUID when omitted (the same one on every retry of this call). */
+  event_id?: string;
 }
 
 export interface ToolCallReply {
@@ -90,12 +92,14 @@ export class Producer {
   }
 
   /** Publishes any other status event. */
-  async event(session: string, event: EventInput): Promise<{ event_seq: number }> {
+  async event(session: string, event: EventInput): Promise<{ event_seq: number; duplicate: boolean }> {
     const body = objectBody([
       ['type', JSON.stringify(event.type)],
       ['data', jsonTextOf(event.data)],
+      ['event_id', JSON.stringify(event.event_id ?? globalThis.crypto.randomUUID())],
     ]);
-    return this.post<{ event_seq: number }>(session, 'events', body);
+    const reply = await this.post<{ event_seq: number; duplicate?: boolean }>(session, 'events', body);
+    return { event_seq: reply.event_seq, duplicate: reply.duplicate === true };
   }
 
   /**

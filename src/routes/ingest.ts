@@ -94,7 +94,13 @@ export function ingestRoutes(app: FastifyInstance, ctx: AppContext): void {
     if (Buffer.byteLength(dataJson) > config.maxEventBytes) {
       throw new HorologiumError('EVENT_TOO_LARGE', `The event data is ${Buffer.byteLength(dataJson)} bytes as JSON text; at most ${config.maxEventBytes} are accepted.`);
     }
-    const event = await store.appendEvent(session, fields.type, dataJson);
-    return reply.code(202).send({ event_seq: event.seq });
+    if (fields.event_id === undefined) {
+      const event = await store.appendEvent(session, fields.type, dataJson);
+      return reply.code(202).send({ event_seq: event.seq });
+    }
+    const outcome = await store.appendKeyedEvent(session, fields.type, dataJson, { id: fields.event_id, fingerprint: fingerprint(fields.type, dataJson) });
+    if (outcome.status === 'conflict') throw new HorologiumError('EVENT_ID_CONFLICT', `event_id ${fields.event_id}: ${outcome.message}.`);
+    if (outcome.status === 'duplicate') return reply.code(200).send({ event_seq: outcome.eventSeq, duplicate: true });
+    return reply.code(202).send({ event_seq: outcome.event.seq });
   });
 }

@@ -14,7 +14,9 @@ import type {
   WriteOp,
   CompleteCallInput,
   CompleteCallOutcome,
+  EventKey,
   EventRecord,
+  KeyedEventOutcome,
   QueueEntry,
   StartCallInput,
   StartCallOutcome,
@@ -88,6 +90,8 @@ export class Ledger {
         return { kind: op.kind, session, value: this.completeCall(tx, session, op.input) };
       case 'event':
         return { kind: op.kind, session, value: this.appendEvent(tx, session, op.type, op.dataJson) };
+      case 'keyedEvent':
+        return { kind: op.kind, session, value: this.appendKeyedEvent(tx, session, op.type, op.dataJson, op.key) };
       case 'ack':
         return { kind: op.kind, session, value: ack(tx, session, op.through) };
       case 'delete':
@@ -135,6 +139,15 @@ export class Ledger {
     return event;
   }
 
+  appendKeyedEvent(tx: LedgerTx, session: string, type: string, dataJson: string, key: EventKey): KeyedEventOutcome {
+    const recordId = eventKeyRecord(key.id);
+    const repeat = keyedEventRepeat(tx.call(session, recordId), key);
+    if (repeat) return repeat;
+    const event = this.appendEvent(tx, session, type, dataJson);
+    tx.putCall(session, recordId, { completed: { fingerprint: key.fingerprint, queueSeq: 0, eventSeq: event.seq } });
+    return { status: 'created', event };
+  }
+
   /** Appends the session's next event and trims the history behind it. */
   private event(
     tx: LedgerTx,
@@ -161,6 +174,23 @@ function active(tx: LedgerTx, session: string, heads: SessionHeads, seq: number,
     : { ...heads, eventHead: seq, lastEventAt: ms };
 }
 
+
+/**
+ * Where an event_id is kept: among the session's call records, under the id with a control
+ * character in front (a call_id has none, so the two can never meet), as a completed record whose
+ * fingerprint is the event's and whose eventSeq is its seq. Deleted with the session, as call_ids are.
+ */
+export function eventKeyRecord(eventId: string): string {
+  return `\u0001${eventId}`;
+}
+
+/** The reply to an event whose event_id already has a record; undefined when it has none. */
+export function keyedEventRepeat(record: CallRecord | undefined, key: EventKey): KeyedEventOutcome | undefined {
+  if (!record?.completed) return undefined;
+  return record.completed.fingerprint === key.fingerprint
+    ? { status: 'duplicate', eventSeq: record.completed.eventSeq }
+    : { status: 'conflict', message: 'this event_id was already used with a different type or data' };
+}
 
 const ERRORS_CONFLICT = 'this call_id was already used with a different name, args or result';
 

@@ -7,6 +7,7 @@ export function committed(applied: Applied): { event?: EventRecord; queueHead?: 
     case 'event':
       return { event: applied.value };
     case 'start':
+    case 'keyedEvent':
       return applied.value.status === 'created' ? { event: applied.value.event } : {};
     case 'complete':
       return applied.value.status === 'created' ? { event: applied.value.event, queueHead: applied.value.queueSeq } : {};
@@ -55,6 +56,10 @@ export class Listeners {
 
   deleted(session: string): void {
     this.each((l) => l.deleted?.(session));
+  }
+
+  reset(session: string): void {
+    this.each((l) => l.reset?.(session));
   }
 
   resync(): void {

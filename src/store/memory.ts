@@ -11,7 +11,9 @@ import type {
   CompleteCallInput,
   CompleteCallOutcome,
   EventPage,
+  EventKey,
   EventRecord,
+  KeyedEventOutcome,
   QueueEntry,
   QueuePage,
   SessionList,
@@ -67,6 +69,12 @@ export class MemoryStore implements Store, LedgerTx {
   async appendEvent(session: string, type: string, dataJson: string): Promise<EventRecord> {
     const value = this.ledger.appendEvent(this, session, type, dataJson);
     this.listeners.announce([{ kind: 'event', session, value }]);
+    return value;
+  }
+
+  async appendKeyedEvent(session: string, type: string, dataJson: string, key: EventKey): Promise<KeyedEventOutcome> {
+    const value = this.ledger.appendKeyedEvent(this, session, type, dataJson, key);
+    this.listeners.announce([{ kind: 'keyedEvent', session, value }]);
     return value;
   }
 

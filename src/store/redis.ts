@@ -15,7 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { statusFrame, statusFrameHead } from '../wire/frames.js';
-import { completion, startedCall, startRepeat, systemClock, type CallRecord, type Clock } from './ledger.js';
+import { completion, eventKeyRecord, keyedEventRepeat, startedCall, startRepeat, systemClock, type CallRecord, type Clock } from './ledger.js';
 import { Listeners } from './listeners.js';
 import { SCRIPTS } from './redis-scripts.js';
 import { decodeCursor, encodeCursor } from './session-cursor.js';
@@ -24,6 +24,8 @@ import {
   type AckOutcome,
   type CompleteCallInput,
   type CompleteCallOutcome,
+  type EventKey,
+  type KeyedEventOutcome,
   type EventPage,
   type EventRecord,
   type QueueEntry,
@@ -88,6 +90,7 @@ export class RedisStore implements Store {
   private readonly subscriber: Redis;
   private readonly listeners = new Listeners();
   private subscribedOnce = false;
+  readonly warnings: string[] = [];
 
   constructor(
     url: string,
@@ -125,10 +128,30 @@ export class RedisStore implements Store {
       await this.subscriber.connect();
       await this.subscriber.subscribe(CHANNEL);
       this.subscribedOnce = true;
+      await this.checkEvictionPolicy();
     } catch (err) {
       this.redis.disconnect();
       this.subscriber.disconnect();
       throw new Error(`HOROLOGIUM_STORE: cannot reach Redis: ${(err as Error).message}`);
+    }
+  }
+
+  /**
+   * An `allkeys-*` policy lets Redis evict a session's keys: acknowledged queue entries would be
+   * lost. (`volatile-*` policies evict only keys with a TTL, and this service sets none.) A Redis
+   * that does not allow CONFIG (many managed ones) is named too: the operator must check it.
+   */
+  private async checkEvictionPolicy(): Promise<void> {
+    let policy: string | undefined;
+    try {
+      const reply = (await this.redis.config('GET', 'maxmemory-policy')) as string[];
+      policy = reply[1];
+    } catch {
+      this.warnings.push('redis: CONFIG GET maxmemory-policy is not allowed here; make sure maxmemory-policy is noeviction, or acknowledged results can be evicted');
+      return;
+    }
+    if (policy !== undefined && policy.startsWith('allkeys-')) {
+      this.warnings.push(`redis: maxmemory-policy is ${policy}: Redis may evict a session's keys and lose acknowledged results; set maxmemory-policy noeviction`);
     }
   }
 
@@ -147,12 +170,29 @@ export class RedisStore implements Store {
   }
 
   async appendEvent(session: string, type: string, dataJson: string): Promise<EventRecord> {
+    const outcome = await this.append(session, type, dataJson, undefined);
+    if (outcome.status !== 'created') throw new Error('an event without a key has no earlier record');
+    return outcome.event;
+  }
+
+  async appendKeyedEvent(session: string, type: string, dataJson: string, key: EventKey): Promise<KeyedEventOutcome> {
+    return this.append(session, type, dataJson, key);
+  }
+
+  private async append(session: string, type: string, dataJson: string, key: EventKey | undefined): Promise<KeyedEventOutcome> {
     const k = keys(session);
     const head = statusFrameHead({ type, dataJson, timestamp: this.clock(), uuid: randomUUID(), session });
-    const [seq] = await this.commit(() =>
-      this.redis.hAppend(k.heads, k.events, INDEX_KEY, head, this.options.historySize, randomUUID(), CHANNEL, session, type, Date.now()),
+    const reply = await this.commit(() =>
+      this.redis.hAppend(
+        k.heads, k.events, INDEX_KEY, k.calls,
+        head, this.options.historySize, randomUUID(), CHANNEL, session, type, Date.now(), key ? eventKeyRecord(key.id) : '', key?.fingerprint ?? '',
+      ),
     );
-    return { session, seq: Number(seq), type, frame: statusFrame(head, Number(seq)) };
+    if (reply[0] === 'exists' && key) {
+      return keyedEventRepeat({ completed: { fingerprint: String(reply[1]), queueSeq: 0, eventSeq: Number(reply[2]) } }, key) as KeyedEventOutcome;
+    }
+    const seq = Number(reply[1]);
+    return { status: 'created', event: { session, seq, type, frame: statusFrame(head, seq) } };
   }
 
   async startCall(session: string, input: StartCallInput): Promise<StartCallOutcome> {
@@ -208,7 +248,7 @@ export class RedisStore implements Store {
 
   async readEvents(session: string, after: number, limit: number): Promise<EventPage> {
     const k = keys(session);
-    const reply = await this.call(() => this.redis.hReadEvents(k.heads, k.events, after, limit, this.options.historySize, randomUUID()));
+    const reply = await this.call(() => this.redis.hReadEvents(k.heads, k.events, after, limit, randomUUID(), CHANNEL, session));
     const events = pairs(reply, 3).map(([seq, item]) => eventRecord(session, seq, item));
     return { session, epoch: String(reply[0]), head: Number(reply[1]), oldest: Number(reply[2]), events };
   }
@@ -249,16 +289,15 @@ export class RedisStore implements Store {
 
   async sessionSummary(session: string): Promise<SessionSummary | undefined> {
     const k = keys(session);
-    const [eventHead, queueHead, committed, epoch, createdAt, lastEventAt] = await this.call(() =>
-      this.redis.hmget(k.heads, 'event_head', 'queue_head', 'committed', 'epoch', 'created_at', 'last_event_at'),
+    const [eventHead, queueHead, committed, epoch, createdAt, lastEventAt, oldest] = await this.call(() =>
+      this.redis.hSessionSummary(k.heads, k.events, randomUUID(), CHANNEL, session),
     );
     if (createdAt === null || createdAt === undefined) return undefined;
-    const head = Number(eventHead ?? 0);
     return {
       session,
-      epoch: epoch ?? '',
-      head,
-      oldest: head > 0 ? Math.max(1, head - this.options.historySize + 1) : 0,
+      epoch: String(epoch ?? ''),
+      head: Number(eventHead ?? 0),
+      oldest: Number(oldest),
       queueHead: Number(queueHead ?? 0),
       committed: Number(committed ?? 0),
       createdAt: Number(createdAt),
@@ -267,7 +306,6 @@ export class RedisStore implements Store {
   }
 
   async deleteSession(session: string): Promise<boolean> {
-    const k = keys(session);
     return this.deleteIfInactive(session, '');
   }
 
@@ -340,7 +378,7 @@ export class RedisStore implements Store {
   /** A published message: a JSON header (lua/lib.lua), and after its newline an event's frame head. */
   private received(message: string): void {
     const nl = message.indexOf('\n');
-    let header: { kind?: string; session?: string; seq?: number; type?: string; head?: number };
+    let header: { kind?: string; session?: string; seq?: number; type?: string; head?: number; epoch?: string };
     try {
       header = JSON.parse(nl < 0 ? message : message.slice(0, nl)) as typeof header;
     } catch {
@@ -349,11 +387,15 @@ export class RedisStore implements Store {
     const { kind, session } = header;
     if (typeof session !== 'string') return;
     if (kind === 'e' && typeof header.seq === 'number' && typeof header.type === 'string' && nl >= 0) {
-      this.listeners.events([{ session, seq: header.seq, type: header.type, frame: statusFrame(message.slice(nl + 1), header.seq) }]);
+      const event: EventRecord = { session, seq: header.seq, type: header.type, frame: statusFrame(message.slice(nl + 1), header.seq) };
+      if (typeof header.epoch === 'string') event.epoch = header.epoch;
+      this.listeners.events([event]);
     } else if (kind === 'q' && typeof header.head === 'number') {
       this.listeners.queue(session, header.head);
     } else if (kind === 'd') {
       this.listeners.deleted(session);
+    } else if (kind === 'r') {
+      this.listeners.reset(session);
     }
   }
 }

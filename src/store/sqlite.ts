@@ -21,7 +21,9 @@ import {
   type CompleteCallInput,
   type CompleteCallOutcome,
   type EventPage,
+  type EventKey,
   type EventRecord,
+  type KeyedEventOutcome,
   type QueuePage,
   type SessionList,
   type SessionListQuery,
@@ -125,6 +127,12 @@ export class SqliteStore implements Store {
 
   async appendEvent(session: string, type: string, dataJson: string): Promise<EventRecord> {
     const op = { kind: 'event', session, type, dataJson } as const;
+    const applied = await this.write(op);
+    return applied.kind === op.kind ? applied.value : mismatch(op, applied);
+  }
+
+  async appendKeyedEvent(session: string, type: string, dataJson: string, key: EventKey): Promise<KeyedEventOutcome> {
+    const op = { kind: 'keyedEvent', session, type, dataJson, key } as const;
     const applied = await this.write(op);
     return applied.kind === op.kind ? applied.value : mismatch(op, applied);
   }

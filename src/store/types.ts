@@ -34,6 +34,12 @@ export interface EventRecord {
   type: string;
   /** The complete status frame text, the same bytes over HTTP replay and the WebSocket. */
   frame: string;
+  /**
+   * The epoch it was committed under, on a live notification of a backend whose log can be reset
+   * under a running subscription (redis: a flushed or evicted key). A subscriber that holds another
+   * epoch knows the log it follows is gone (hub/connection.ts).
+   */
+  epoch?: string;
 }
 
 export interface EventPage {
@@ -94,6 +100,21 @@ export interface CompleteCallInput {
 export type CompleteCallOutcome =
   | { status: 'created'; queueSeq: number; eventSeq: number; event: EventRecord }
   | { status: 'duplicate'; queueSeq: number; eventSeq: number }
+  | { status: 'conflict'; message: string };
+
+/**
+ * A generic event's idempotency key (the body's `event_id`, docs/protocol.md section 4): a repeat
+ * of the id with the same type and data stores nothing and reports the first event's seq.
+ */
+export interface EventKey {
+  id: string;
+  /** Fingerprint of the event's type and data as JSON text. */
+  fingerprint: string;
+}
+
+export type KeyedEventOutcome =
+  | { status: 'created'; event: EventRecord }
+  | { status: 'duplicate'; eventSeq: number }
   | { status: 'conflict'; message: string };
 
 export interface QueueEntry {
@@ -164,6 +185,7 @@ export type WriteOp =
   | { kind: 'start'; session: string; input: StartCallInput }
   | { kind: 'complete'; session: string; input: CompleteCallInput }
   | { kind: 'event'; session: string; type: string; dataJson: string }
+  | { kind: 'keyedEvent'; session: string; type: string; dataJson: string; key: EventKey }
   | { kind: 'ack'; session: string; through: number }
   | { kind: 'delete'; session: string }
   | { kind: 'sweep'; session: ''; policy: SweepPolicy };
@@ -175,6 +197,7 @@ interface OutcomeOf {
   start: StartCallOutcome;
   complete: CompleteCallOutcome;
   event: EventRecord;
+  keyedEvent: KeyedEventOutcome;
   ack: AckOutcome;
 }
 
@@ -186,6 +209,11 @@ export interface StoreListener {
   events?(events: readonly EventRecord[]): void;
   /** A session was deleted (its subscribers are told). */
   deleted?(session: string): void;
+  /**
+   * A session's log was found damaged or lost (redis: a key flushed, evicted or restored from
+   * another moment) and started again under a new epoch: its subscribers re-read it.
+   */
+  reset?(session: string): void;
   /** A session's model queue has grown to `head`. */
   queue?(session: string, head: number): void;
   /**
@@ -207,6 +235,8 @@ export type StoreTrouble = 'command_error' | 'reconnect';
 export interface Store {
   /** `memory`, `sqlite` or `redis`: for logs and metrics. */
   readonly kind: string;
+  /** What open() found that an operator must know (redis: a policy that evicts keys); logged as warnings. */
+  readonly warnings?: readonly string[];
   open(): Promise<void>;
   /** Finishes pending writes, then releases the backend. */
   close(): Promise<void>;
@@ -216,6 +246,8 @@ export interface Store {
   startCall(session: string, input: StartCallInput): Promise<StartCallOutcome>;
   completeCall(session: string, input: CompleteCallInput): Promise<CompleteCallOutcome>;
   appendEvent(session: string, type: string, dataJson: string): Promise<EventRecord>;
+  /** appendEvent once per `key.id` in the session (until it is deleted): a repeat stores nothing. */
+  appendKeyedEvent(session: string, type: string, dataJson: string, key: EventKey): Promise<KeyedEventOutcome>;
 
   /** Entries with queueSeq > after (default: the committed cursor), at most `limit`. */
   readQueue(session: string, after: number | undefined, limit: number): Promise<QueuePage>;

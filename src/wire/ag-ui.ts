@@ -49,9 +49,13 @@ export function agUiEvents(frame: string): BaseEvent[] {
   }
 }
 
+/** The CUSTOM event name of a later `subscribed` (docs/protocol.md section 11). */
+export const RESUBSCRIBED = 'horologium.subscribed';
+
 /** The AG-UI stream of one thread (a session) and run. */
 export function agUiFormat(threadId: string, runId: string): SseFormat {
   const encode = (event: BaseEvent) => encoder.encodeSSE(event);
+  let subscribed = false;
   return {
     name: 'ag-ui',
     opening: () => encode({ type: EventType.RUN_STARTED, timestamp: Date.now(), threadId, runId } as BaseEvent),
@@ -62,6 +66,12 @@ export function agUiFormat(threadId: string, runId: string): SseFormat {
     },
     message: (method, frame) => {
       const result = (JSON.parse(frame) as { result: { code?: string; message?: string; reason?: string } }).result;
+      // The first `subscribed` is the run's start; a later one says the log was started again (or
+      // events were missed for good) and the replay restarts: a CUSTOM event carries its result.
+      if (method === 'subscribed') {
+        if (!subscribed) return ((subscribed = true), '');
+        return encode({ type: EventType.CUSTOM, timestamp: Date.now(), name: RESUBSCRIBED, value: result } as BaseEvent);
+      }
       // A deleted session finishes the run; an error ends it as an AG-UI run error.
       if (method === 'unsubscribed') return encode({ type: EventType.RUN_FINISHED, timestamp: Date.now(), threadId, runId } as BaseEvent);
       if (method === 'error') return encode({ type: EventType.RUN_ERROR, timestamp: Date.now(), message: result.message ?? '', code: result.code ?? 'ERROR' } as BaseEvent);

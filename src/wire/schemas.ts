@@ -32,6 +32,14 @@ export const callId = text(1, 256, CALL_ID_RULE)
   .refine((s) => NO_CONTROL.test(s), { error: CALL_ID_RULE })
   .meta({ pattern: NO_CONTROL.source, description: "The producer's call id, unique per session: the idempotency key." });
 
+const EVENT_ID_RULE = 'event_id must be 1 to 256 characters without control characters';
+export const eventId = text(1, 256, EVENT_ID_RULE)
+  .refine((s) => NO_CONTROL.test(s), { error: EVENT_ID_RULE })
+  .meta({
+    pattern: NO_CONTROL.source,
+    description: 'Optional idempotency key of the event, unique per session: a retry with the same event_id, type and data is stored once.',
+  });
+
 export const toolName = text(1, 256, 'name must be 1 to 256 characters').meta({ description: 'The tool name.' });
 
 /** Any JSON value; stored and returned byte for byte. */
@@ -69,6 +77,7 @@ export const eventBodySchema = z
       // Refused by the route (400 RESERVED_EVENT_TYPE); published so that the schema refuses them too.
       .meta({ not: { enum: [...RESERVED_EVENT_TYPES] } }),
     data: z.record(z.string(), jsonValue, { error: 'data must be a JSON object' }),
+    event_id: eventId.optional(),
   })
   .meta({ title: 'EventBody', description: 'POST /v1/sessions/{session}/events' });
 

@@ -9,6 +9,7 @@ local rec = call_fields(KEYS[3], ARGV[1])
 if rec[3] or (rec[1] or '') ~= ARGV[2] then
   return {'changed', rec[1] or false, rec[2] or false, rec[3] or false, rec[4] or false, rec[5] or false}
 end
+check_log(KEYS[1], KEYS[2], ARGV[7], ARGV[8], ARGV[9])
 touch(KEYS[1], KEYS[6], ARGV[9], ARGV[7], ARGV[10])
 local q = redis.call('HINCRBY', KEYS[1], 'queue_head', 1)
 redis.call('HSET', KEYS[4], q, ARGV[3], 't:' .. q, ARGV[10])

@@ -2,10 +2,13 @@
 -- (redis-scripts.ts), since a Redis script cannot include another.
 --
 -- Per session (the hash tag {s} keeps a session's keys in one slot):
---   heads   HASH  event_head, queue_head, committed, epoch, created_at, last_event_at (ms),
+--   heads   HASH  event_head, event_oldest (the first seq still kept; absent in data written
+--                 before it was kept, then derived from the events' count), queue_head,
+--                 committed, epoch, created_at, last_event_at (ms),
 --                 queue_oldest (the first queue_seq still kept; absent means 1)
 --   events  HASH  seq -> "<type>\n<frame head>": the status frame's text up to its seq (the
---                 frame is that head, the seq and "}}", joined in TypeScript by wire/frames.ts)
+--                 frame is that head, the seq and "}}", joined in TypeScript by wire/frames.ts);
+--                 exactly the seqs event_oldest..event_head, which check_log verifies
 --   queue   HASH  queue_seq -> the entry as JSON (built whole in TypeScript), and
 --                 "t:<queue_seq>" -> when it was received (ms), for the retention sweep
 --   calls   HASH  "s\n<call_id>" -> the started call as JSON (built whole in TypeScript),
@@ -15,9 +18,10 @@
 -- and, across sessions, the sessions index (ZSET member session, score = last activity in ms).
 --
 -- Published messages (one channel): a JSON header built whole by cjson, a newline, and for an
--- event the frame head:  {"kind":"e","session":…,"seq":…,"type":…}\n<frame head>
+-- event the frame head:  {"kind":"e","session":…,"seq":…,"type":…,"epoch":…}\n<frame head>
 --                        {"kind":"q","session":…,"head":…}
 --                        {"kind":"d","session":…}
+--                        {"kind":"r","session":…,"epoch":…}  (the log started again: check_log)
 
 -- Marks the session active at `now`, creating its epoch and created_at on its first write.
 local function touch(heads, index, session, epoch, now)
@@ -27,12 +31,54 @@ local function touch(heads, index, session, epoch, now)
   redis.call('ZADD', index, now, session)
 end
 
--- Appends one event and publishes it; returns its seq.
+-- The seq of the oldest retained event of a log of `head` events (0 for an empty log).
+local function log_oldest(heads, events, head)
+  if head == 0 then return 0 end
+  local oldest = tonumber(redis.call('HGET', heads, 'event_oldest') or '0')
+  if oldest == 0 then oldest = head - redis.call('HLEN', events) + 1 end
+  return oldest
+end
+
+-- Checks that a session's events are exactly the seqs event_oldest..event_head (O(1): a count
+-- and the two ends). A log found otherwise lost events behind the server's back (a key flushed,
+-- evicted, or restored from another moment than its heads): it cannot be replayed truthfully, so
+-- it starts again as a new incarnation (a new epoch, seq 1) and the reset is published, which
+-- moves every instance's subscribers to it. Returns true when it did.
+local function check_log(heads, events, epoch, channel, session)
+  local head = tonumber(redis.call('HGET', heads, 'event_head') or '0')
+  local count = redis.call('HLEN', events)
+  if head == 0 and count == 0 then return false end
+  if head > 0 then
+    local oldest = log_oldest(heads, events, head)
+    if oldest >= 1 and count == head - oldest + 1 and redis.call('HEXISTS', events, head) == 1 and redis.call('HEXISTS', events, oldest) == 1 then
+      return false
+    end
+  end
+  redis.call('DEL', events)
+  redis.call('HDEL', heads, 'event_head', 'event_oldest')
+  redis.call('HSET', heads, 'epoch', epoch)
+  redis.call('PUBLISH', channel, cjson.encode({kind = 'r', session = session, epoch = epoch}))
+  return true
+end
+
+-- A history made smaller (a restart with a lower HOROLOGIUM_HISTORY_SIZE) is trimmed by at most
+-- this many events per write, so that no script runs long.
+local TRIM_PER_WRITE = 64
+
+-- Appends one event, trims the history behind it and publishes it; returns its seq.
 local function append_event(heads, events, head, hist, channel, session, etype)
   local seq = redis.call('HINCRBY', heads, 'event_head', 1)
   redis.call('HSET', events, seq, etype .. '\n' .. head)
-  if seq > hist then redis.call('HDEL', events, seq - hist) end
-  redis.call('PUBLISH', channel, cjson.encode({kind = 'e', session = session, seq = seq, type = etype}) .. '\n' .. head)
+  local oldest = log_oldest(heads, events, seq)
+  local trimmed = 0
+  while seq - oldest + 1 > hist and trimmed < TRIM_PER_WRITE do
+    redis.call('HDEL', events, oldest)
+    oldest = oldest + 1
+    trimmed = trimmed + 1
+  end
+  redis.call('HSET', heads, 'event_oldest', oldest)
+  local epoch = redis.call('HGET', heads, 'epoch')
+  redis.call('PUBLISH', channel, cjson.encode({kind = 'e', session = session, seq = seq, type = etype, epoch = epoch}) .. '\n' .. head)
   return seq
 end
 

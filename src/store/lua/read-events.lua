@@ -1,15 +1,15 @@
 -- Reads retained events.
 -- KEYS: heads, events
--- ARGV: after, limit, historySize, epoch
+-- ARGV: after, limit, epoch, channel, session
 -- Returns {epoch, head, oldest, seq1, item1, seq2, item2, …}, each item "<type>\n<frame head>".
+-- A damaged log starts again first (check_log), so head and oldest describe what is retained.
 -- A session read before its first write gets its epoch here, so that the epoch a subscriber saw
 -- is the one later writes keep.
-redis.call('HSETNX', KEYS[1], 'epoch', ARGV[4])
+check_log(KEYS[1], KEYS[2], ARGV[3], ARGV[4], ARGV[5])
+redis.call('HSETNX', KEYS[1], 'epoch', ARGV[3])
 local epoch = redis.call('HGET', KEYS[1], 'epoch')
 local head = tonumber(redis.call('HGET', KEYS[1], 'event_head') or '0')
-local hist = tonumber(ARGV[3])
-local oldest = 0
-if head > 0 then oldest = math.max(1, head - hist + 1) end
+local oldest = log_oldest(KEYS[1], KEYS[2], head)
 local out = {epoch, head, oldest}
 local from = math.max(tonumber(ARGV[1]) + 1, oldest)
 local to = math.min(head, from + tonumber(ARGV[2]) - 1)

@@ -4,6 +4,7 @@
 -- Returns {'exists', s, se, c, cq, ce} (the record's fields) or {'created', seq}.
 local rec = call_fields(KEYS[3], ARGV[1])
 if rec[1] or rec[3] then return {'exists', rec[1] or false, rec[2] or false, rec[3] or false, rec[4] or false, rec[5] or false} end
+check_log(KEYS[1], KEYS[2], ARGV[5], ARGV[6], ARGV[7])
 touch(KEYS[1], KEYS[4], ARGV[7], ARGV[5], ARGV[8])
 local seq = append_event(KEYS[1], KEYS[2], ARGV[2], tonumber(ARGV[4]), ARGV[6], ARGV[7], 'tool_starting')
 redis.call('HSET', KEYS[3], 's\n' .. ARGV[1], ARGV[3], 'se\n' .. ARGV[1], seq)
