@@ -160,6 +160,52 @@ if (requireRedis(t)) {
     }
   });
 
+  t.test('a lost queue or calls key, or heads lost beside a queue: a new incarnation of the log, told; the queue keeps what survives and never reuses a queue_seq', async (t) => {
+    const redis = await startRedis(t);
+    const a = await startServer(t, { store: redis.url });
+    const b = await startServer(t, { store: redis.url });
+    const call = async (session: string, id: string) => {
+      const started = await a.post(`/v1/sessions/${session}/tool-calls`, { call_id: id, name: 'grep', args: { q: id } });
+      const done = await a.post(`/v1/sessions/${session}/tool-results`, { call_id: id, name: 'grep', result: { id } });
+      if (started.status !== 202 || done.status !== 202) throw new Error(`${id}: ${started.status} ${done.status}`);
+      return [started.json.event_seq, done.json.event_seq, done.json.queue_seq];
+    };
+    const expected = {
+      // the queue lost: the entries are gone, its numbering goes on, the cursor stays
+      queue: { committed: 1, head: 4, oldest: 4, seqs: [4] },
+      // the call records lost: the queue is whole
+      calls: { committed: 1, head: 4, oldest: 1, seqs: [1, 2, 3, 4] },
+      // the heads lost: the queue's numbering goes on after its last entry, and the cursor goes
+      // back to before its first (delivered again rather than lost)
+      heads: { committed: 0, head: 4, oldest: 1, seqs: [1, 2, 3, 4] },
+    };
+    for (const key of ['queue', 'calls', 'heads'] as const) {
+      const session = `q-${key}`;
+      for (let k = 1; k <= 3; k++) t.same(await call(session, `c${k}`), [2 * k - 1, 2 * k, k]);
+      t.equal((await a.post(`/v1/sessions/${session}/queue/ack`, { through: 1 })).status, 200);
+      const before = (await a.get(`/v1/sessions/${session}/events`)).json;
+      const ws = await connect(b, `?session=${session}&since=0`);
+      t.teardown(() => ws.ws.close());
+      await until(() => statusCount(ws, session) === 6);
+
+      t.match(await redis.command('DEL', `horologium:{${session}}:${key}`), /^:1/, `${key} deleted`);
+      t.same(await call(session, 'c4'), [1, 2, 4], `${key}: the log starts again at seq 1; queue_seq 4 is new`);
+      const after = (await a.get(`/v1/sessions/${session}/events`)).json;
+      t.not(after.epoch, before.epoch, `${key}: a new epoch`);
+      await until(() => statusCount(ws, session) === 8, `${key}: both new events`);
+      await sleep(100);
+      const frames = ws.frames.filter((f) => f.result?.session === session);
+      t.match(frames[7], { method: 'subscribed', result: { epoch: after.epoch, recovered: false } }, `${key}: told of the new epoch`);
+      t.same(frames.slice(8).map((f) => [f.method, f.result.seq, f.result.type]), [['status', 1, 'tool_starting'], ['status', 2, 'tool_completed']], `${key}: then every event of it`);
+      t.equal(frames.length, 10);
+
+      const queue = (await b.get(`/v1/sessions/${session}/queue?after=0`)).json;
+      const want = expected[key];
+      t.same([queue.committed, queue.head, queue.oldest, queue.entries.map((e: any) => e.queue_seq)], [want.committed, want.head, want.oldest, want.seqs], `${key}: the queue as it is`);
+      t.same((await b.get(`/v1/sessions/${session}/queue?after=0`)).json, queue, `${key}: read again, the same (the repair is done once)`);
+    }
+  });
+
   t.test('Redis restored from an older snapshot: a subscriber past the head is told, and gets the log as it now is', async (t) => {
     const redis = await startRedis(t);
     const a = await startServer(t, { store: redis.url });

@@ -2,8 +2,8 @@
 import t from 'tap';
 import { RedisStore } from '../src/store/redis.js';
 import type { Store } from '../src/store/types.js';
-import { requireRedis, startRedis } from './helpers/redis.js';
-import { storeBehaviour } from './store.behaviour.js';
+import { redisAvailable, requireRedis, startRedis } from './helpers/redis.js';
+import { result, storeBehaviour } from './store.behaviour.js';
 
 if (requireRedis(t)) {
   const redis = await startRedis(t);
@@ -16,5 +16,22 @@ if (requireRedis(t)) {
       return store;
     };
     return { store: await open(), reopen: open };
+  });
+}
+
+if (redisAvailable()) {
+  t.test('a session written before the heads counted its queue and call fields is taken as it is, not as damaged', async (t) => {
+    const redis = await startRedis(t);
+    const store = new RedisStore(redis.url, { historySize: 100 });
+    await store.open();
+    t.teardown(() => store.close());
+    await store.completeCall('old', result('c1', '1'));
+    const before = await store.readEvents('old', 0, 10);
+    t.match(await redis.command('HDEL', 'horologium:{old}:heads', 'queue_fields', 'call_fields'), /^:2/, 'the counts removed, as an older version wrote it');
+    const after = await store.readEvents('old', 0, 10);
+    t.same([after.epoch, after.head, after.events.length], [before.epoch, 1, 1], 'the same incarnation');
+    t.match(await redis.command('HMGET', 'horologium:{old}:heads', 'queue_fields', 'call_fields'), /\$1\r\n2\r\n\$1\r\n3\r\n/, 'the counts taken from the hashes');
+    t.match(await store.completeCall('old', result('c2', '2')), { status: 'created', queueSeq: 2, eventSeq: 2 });
+    t.equal((await store.readEvents('old', 0, 10)).epoch, before.epoch, 'and stays so');
   });
 }

@@ -11,13 +11,13 @@ const LIB = read('lib');
 const withLib = (name: string): string => `${LIB}\n${read(name)}`;
 
 export const SCRIPTS = {
-  hAppend: { numberOfKeys: 4, lua: withLib('append') },
-  hStartCall: { numberOfKeys: 4, lua: withLib('start-call') },
+  hAppend: { numberOfKeys: 5, lua: withLib('append') },
+  hStartCall: { numberOfKeys: 5, lua: withLib('start-call') },
   hCompleteCall: { numberOfKeys: 6, lua: withLib('complete-call') },
   hAck: { numberOfKeys: 2, lua: read('ack') },
-  hReadEvents: { numberOfKeys: 2, lua: withLib('read-events') },
-  hSessionSummary: { numberOfKeys: 2, lua: withLib('session-summary') },
-  hReadQueue: { numberOfKeys: 2, lua: withLib('read-queue') },
+  hReadEvents: { numberOfKeys: 4, lua: withLib('read-events') },
+  hSessionSummary: { numberOfKeys: 4, lua: withLib('session-summary') },
+  hReadQueue: { numberOfKeys: 4, lua: withLib('read-queue') },
   hDeleteSession: { numberOfKeys: 6, lua: read('delete-session') },
   hTrimAcked: { numberOfKeys: 2, lua: read('trim-acked') },
 } as const;

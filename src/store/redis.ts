@@ -184,7 +184,7 @@ export class RedisStore implements Store {
     const head = statusFrameHead({ type, dataJson, timestamp: this.clock(), uuid: randomUUID(), session });
     const reply = await this.commit(() =>
       this.redis.hAppend(
-        k.heads, k.events, INDEX_KEY, k.calls,
+        k.heads, k.events, k.queue, k.calls, INDEX_KEY,
         head, this.options.historySize, randomUUID(), CHANNEL, session, type, Date.now(), key ? eventKeyRecord(key.id) : '', key?.fingerprint ?? '',
       ),
     );
@@ -201,7 +201,7 @@ export class RedisStore implements Store {
     const head = statusFrameHead({ type: 'tool_starting', dataJson: input.data, timestamp: now, uuid: randomUUID(), session });
     const started = JSON.stringify(startedCall(input, now));
     const reply = await this.commit(() =>
-      this.redis.hStartCall(k.heads, k.events, k.calls, INDEX_KEY, input.callId, head, started, this.options.historySize, randomUUID(), CHANNEL, session, Date.now()),
+      this.redis.hStartCall(k.heads, k.events, k.queue, k.calls, INDEX_KEY, input.callId, head, started, this.options.historySize, randomUUID(), CHANNEL, session, Date.now()),
     );
     if (reply[0] === 'exists') {
       return startRepeat(callRecord(reply.slice(1)), input) ?? { status: 'conflict', message: 'this call_id already has a record' };
@@ -224,7 +224,7 @@ export class RedisStore implements Store {
       const entry = JSON.stringify(decided.entry);
       const reply = await this.commit(() =>
         this.redis.hCompleteCall(
-          k.heads, k.events, k.calls, k.queue, DEPTH_KEY, INDEX_KEY,
+          k.heads, k.events, k.queue, k.calls, DEPTH_KEY, INDEX_KEY,
           input.callId, expected, entry, head, input.fingerprint, this.options.historySize, randomUUID(), CHANNEL, session, Date.now(),
         ),
       );
@@ -248,14 +248,14 @@ export class RedisStore implements Store {
 
   async readEvents(session: string, after: number, limit: number): Promise<EventPage> {
     const k = keys(session);
-    const reply = await this.call(() => this.redis.hReadEvents(k.heads, k.events, after, limit, randomUUID(), CHANNEL, session));
+    const reply = await this.call(() => this.redis.hReadEvents(k.heads, k.events, k.queue, k.calls, after, limit, randomUUID(), CHANNEL, session));
     const events = pairs(reply, 3).map(([seq, item]) => eventRecord(session, seq, item));
     return { session, epoch: String(reply[0]), head: Number(reply[1]), oldest: Number(reply[2]), events };
   }
 
   async readQueue(session: string, after: number | undefined, limit: number): Promise<QueuePage> {
     const k = keys(session);
-    const reply = await this.call(() => this.redis.hReadQueue(k.heads, k.queue, after === undefined ? '' : String(after), limit));
+    const reply = await this.call(() => this.redis.hReadQueue(k.heads, k.events, k.queue, k.calls, after === undefined ? '' : String(after), limit, randomUUID(), CHANNEL, session));
     const entries = pairs(reply, 3).map(([queueSeq, json]): QueueEntry => ({ queueSeq, ...(JSON.parse(json) as Omit<QueueEntry, 'queueSeq'>) }));
     return { session, committed: Number(reply[0]), head: Number(reply[1]), oldest: Number(reply[2]), entries };
   }
@@ -290,7 +290,7 @@ export class RedisStore implements Store {
   async sessionSummary(session: string): Promise<SessionSummary | undefined> {
     const k = keys(session);
     const [eventHead, queueHead, committed, epoch, createdAt, lastEventAt, oldest] = await this.call(() =>
-      this.redis.hSessionSummary(k.heads, k.events, randomUUID(), CHANNEL, session),
+      this.redis.hSessionSummary(k.heads, k.events, k.queue, k.calls, randomUUID(), CHANNEL, session),
     );
     if (createdAt === null || createdAt === undefined) return undefined;
     return {

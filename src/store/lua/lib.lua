@@ -8,7 +8,9 @@
 --                 queue_oldest (the first queue_seq still kept; absent means 1)
 --   events  HASH  seq -> "<type>\n<frame head>": the status frame's text up to its seq (the
 --                 frame is that head, the seq and "}}", joined in TypeScript by wire/frames.ts);
---                 exactly the seqs event_oldest..event_head, which check_log verifies
+--                 exactly the seqs event_oldest..event_head, which check_session verifies
+--                 (heads also keep queue_fields and call_fields: how many fields the queue and
+--                 calls hashes hold, so that a lost or older copy of either is seen in O(1))
 --   queue   HASH  queue_seq -> the entry as JSON (built whole in TypeScript), and
 --                 "t:<queue_seq>" -> when it was received (ms), for the retention sweep
 --   calls   HASH  "s\n<call_id>" -> the started call as JSON (built whole in TypeScript),
@@ -21,7 +23,7 @@
 -- event the frame head:  {"kind":"e","session":…,"seq":…,"type":…,"epoch":…}\n<frame head>
 --                        {"kind":"q","session":…,"head":…}
 --                        {"kind":"d","session":…}
---                        {"kind":"r","session":…,"epoch":…}  (the log started again: check_log)
+--                        {"kind":"r","session":…,"epoch":…}  (the log started again: check_session)
 
 -- Marks the session active at `now`, creating its epoch and created_at on its first write.
 local function touch(heads, index, session, epoch, now)
@@ -39,26 +41,79 @@ local function log_oldest(heads, events, head)
   return oldest
 end
 
--- Checks that a session's events are exactly the seqs event_oldest..event_head (O(1): a count
--- and the two ends). A log found otherwise lost events behind the server's back (a key flushed,
--- evicted, or restored from another moment than its heads): it cannot be replayed truthfully, so
--- it starts again as a new incarnation (a new epoch, seq 1) and the reset is published, which
--- moves every instance's subscribers to it. Returns true when it did.
-local function check_log(heads, events, epoch, channel, session)
+-- True when a session's events are not exactly the seqs event_oldest..event_head (O(1): a count
+-- and the two ends): the log lost events behind the server's back (a key flushed, evicted, or
+-- restored from another moment than its heads).
+local function log_damaged(heads, events)
   local head = tonumber(redis.call('HGET', heads, 'event_head') or '0')
   local count = redis.call('HLEN', events)
-  if head == 0 and count == 0 then return false end
-  if head > 0 then
-    local oldest = log_oldest(heads, events, head)
-    if oldest >= 1 and count == head - oldest + 1 and redis.call('HEXISTS', events, head) == 1 and redis.call('HEXISTS', events, oldest) == 1 then
-      return false
+  if head == 0 then return count > 0 end
+  local oldest = log_oldest(heads, events, head)
+  return not (oldest >= 1 and count == head - oldest + 1 and redis.call('HEXISTS', events, head) == 1 and redis.call('HEXISTS', events, oldest) == 1)
+end
+
+-- The queue's entries are kept, whatever was lost beside them: its numbering goes on after the
+-- last entry kept (a queue_seq is never used twice), `queue_oldest` names the first entry kept,
+-- and when the heads are older than the queue (lost, or restored from an earlier moment) the
+-- cursor goes back to just before the first entry kept: delivered again rather than lost.
+-- O(entries), but only on this repair path, once.
+local function repair_queue(heads, queue, fields)
+  redis.call('HSET', heads, 'queue_fields', fields)
+  local head = tonumber(redis.call('HGET', heads, 'queue_head') or '0')
+  local low, high = nil, 0
+  for _, field in ipairs(redis.call('HKEYS', queue)) do
+    local q = tonumber(field)
+    if q then
+      if not low or q < low then low = q end
+      if q > high then high = q end
     end
   end
+  if high > head then
+    local committed = tonumber(redis.call('HGET', heads, 'committed') or '0')
+    redis.call('HSET', heads, 'queue_head', high, 'committed', math.max(committed, low - 1))
+    head = high
+  end
+  redis.call('HSET', heads, 'queue_oldest', low or (head + 1))
+end
+
+-- Checks a session's keys against its heads, which count the fields of the queue and calls hashes
+-- (queue_fields, call_fields) beside the event seqs, so every check is O(1). A key found to have
+-- lost what the heads say it holds (flushed alone, evicted, restored from another moment), or
+-- heads lost beside kept keys, means the session is damaged: its event log starts again as a new
+-- incarnation (a new epoch, seq 1) and the reset is published, which moves every instance's
+-- subscribers to it (docs/protocol.md, sections 5 and 6). The queue keeps what survives
+-- (repair_queue) and the call records what survives. A session written before the heads counted
+-- fields (created_at but no count) has its counts taken as they are. Returns true when it reset.
+local function check_session(heads, events, queue, calls, epoch, channel, session)
+  local damaged = log_damaged(heads, events)
+  local existing = redis.call('HEXISTS', heads, 'created_at') == 1
+  local qlen = redis.call('HLEN', queue)
+  local qcount = redis.call('HGET', heads, 'queue_fields')
+  if not qcount and existing then
+    redis.call('HSET', heads, 'queue_fields', qlen)
+  elseif tonumber(qcount or '0') ~= qlen then
+    damaged = true
+    repair_queue(heads, queue, qlen)
+  end
+  local clen = redis.call('HLEN', calls)
+  local ccount = redis.call('HGET', heads, 'call_fields')
+  if not ccount and existing then
+    redis.call('HSET', heads, 'call_fields', clen)
+  elseif tonumber(ccount or '0') ~= clen then
+    damaged = true
+    redis.call('HSET', heads, 'call_fields', clen)
+  end
+  if not damaged then return false end
   redis.call('DEL', events)
   redis.call('HDEL', heads, 'event_head', 'event_oldest')
   redis.call('HSET', heads, 'epoch', epoch)
   redis.call('PUBLISH', channel, cjson.encode({kind = 'r', session = session, epoch = epoch}))
   return true
+end
+
+-- Adds `added` (what HSET or HDEL returned) to one of the heads' field counts.
+local function count_fields(heads, name, added)
+  if added ~= 0 then redis.call('HINCRBY', heads, name, added) end
 end
 
 -- A history made smaller (a restart with a lower HOROLOGIUM_HISTORY_SIZE) is trimmed by at most
