@@ -126,7 +126,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const authenticator = new Authenticator(config.auth);
   const store = options.store ?? createStore(config.store, { historySize: config.historySize });
   await store.open();
-  for (const warning of store.warnings ?? []) app.log.warn({ store: store.kind }, warning);
+  for (const warning of (await store.warnings?.()) ?? []) app.log.warn({ store: store.kind, warning: warning.code }, warning.message);
   const metrics = new Metrics(store);
   const queueWatch = new QueueWatch(store);
   const hub = new Hub(store, config.heartbeatMs);

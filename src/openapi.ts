@@ -218,7 +218,27 @@ function openApiPaths(): Record<string, unknown> {
         operationId: 'checkReadiness',
         summary: 'Readiness',
         security: [],
-        responses: { '200': { description: 'Ready' }, '503': { description: 'The store cannot take writes (unreachable, or a full disk)', headers: retryAfter } },
+        responses: {
+          '200': {
+            description: "Ready; `warnings` lists what the store's own settings do to durability (a Redis that may evict keys or has no AOF)",
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['status', 'store', 'warnings'],
+                  properties: {
+                    status: { const: 'ready' },
+                    store: { type: 'string' },
+                    warnings: {
+                      type: 'array',
+                      items: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' } } },
+                    },
+                  },
+                },
+              },
+            },
+          },
+          '503': { description: 'The store cannot take writes (unreachable, or a full disk)', headers: retryAfter } },
       },
     },
     '/metrics': {

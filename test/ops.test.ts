@@ -7,7 +7,7 @@ import { spawnServer } from './helpers/process.js';
 t.test('healthz, readyz, openapi, metrics', async (t) => {
   const srv = await startServer(t);
   t.same((await srv.get('/healthz')).json, { status: 'ok' });
-  t.same((await srv.get('/readyz')).json, { status: 'ready', store: 'sqlite' });
+  t.same((await srv.get('/readyz')).json, { status: 'ready', store: 'sqlite', warnings: [] });
   const openapi = await srv.get('/openapi.json');
   t.equal(openapi.json.openapi, '3.1.0');
   t.ok(openapi.json.paths['/v1/sessions/{session}/tool-results'].post);

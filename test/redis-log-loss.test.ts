@@ -260,13 +260,30 @@ if (requireRedis(t)) {
     t.same(frames.slice(7), range(26, 36).map((k) => [k, k]), 'then the oldest retained on, and live');
   });
 
-  t.test('start-up warns when Redis may evict keys', async (t) => {
-    const redis = await startRedis(t);
-    const quiet = await spawnServer(t, { HOROLOGIUM_STORE: redis.url });
+  t.test('start-up warns when Redis may evict keys or a 202 is not durable, and /readyz says which', async (t) => {
+    const durable = await startRedis(t, { aof: true });
+    const quiet = await spawnServer(t, { HOROLOGIUM_STORE: durable.url });
+    const ready = await fetch(`${quiet.url}/readyz`);
+    t.same([ready.status, await ready.json()], [200, { status: 'ready', store: 'redis', warnings: [] }], 'noeviction, AOF with appendfsync always: nothing to say');
+
+    const redis = await startRedis(t); // no AOF
     t.match(await redis.command('CONFIG', 'SET', 'maxmemory-policy', 'allkeys-lru'), /^\+OK/);
     const warned = await spawnServer(t, { HOROLOGIUM_STORE: redis.url });
-    const warning = (out: string) => logLines(out).filter((l) => l.level === 40 && /maxmemory-policy/.test(l.msg));
-    t.same(warning(quiet.output()), [], 'noeviction: no warning');
-    t.match(warning(warned.output()), [{ store: 'redis', msg: /maxmemory-policy is allkeys-lru: .*set maxmemory-policy noeviction/ }]);
+    const warning = (out: string) => logLines(out).filter((l) => l.level === 40 && typeof l.warning === 'string');
+    t.same(warning(quiet.output()), [], 'no warning line from the durable Redis');
+    t.match(warning(warned.output()), [
+      { store: 'redis', warning: 'redis_evicts_keys', msg: /maxmemory-policy is allkeys-lru: .*set maxmemory-policy noeviction/ },
+      { store: 'redis', warning: 'redis_no_aof', msg: /appendonly is no: a 202 is not durable.*set appendonly yes and appendfsync always/ },
+    ]);
+    t.equal(warning(warned.output()).length, 2);
+    const readyz = async (): Promise<any> => (await fetch(`${warned.url}/readyz`)).json();
+    t.match(await readyz(), { status: 'ready', store: 'redis', warnings: [{ code: 'redis_evicts_keys' }, { code: 'redis_no_aof' }] }, '/readyz: still ready, and says which');
+
+    t.match(await redis.command('CONFIG', 'SET', 'maxmemory-policy', 'noeviction'), /^\+OK/);
+    t.match(await redis.command('CONFIG', 'SET', 'appendonly', 'yes'), /^\+OK/);
+    t.match(await redis.command('CONFIG', 'SET', 'appendfsync', 'everysec'), /^\+OK/);
+    let settled = await readyz();
+    for (const end = Date.now() + 15_000; settled.warnings.length !== 1 && Date.now() < end; await sleep(250)) settled = await readyz();
+    t.match(settled.warnings, [{ code: 'redis_aof_not_always', message: /appendfsync is everysec: a 202 is not durable/ }], 'fixed without a restart; everysec named');
   });
 }

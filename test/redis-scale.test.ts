@@ -52,6 +52,15 @@ if (requireRedis(t)) {
     const same = await Promise.all([a, b, a, b].map((s) => s.post('/v1/sessions/x2/tool-results', { call_id: 'twice', name: 'n', result: 1 })));
     t.same(same.map((r) => r.status).sort(), [200, 200, 200, 202], 'one 202, the rest duplicates');
     t.equal(new Set(same.map((r) => r.json.queue_seq)).size, 1, 'all with the first reply’s numbers');
+    // The same keyed event posted to both instances at once, eight times: one stored.
+    const body = '{"type":"progress","data":{"n":12345678901234567890},"event_id":"ev-1"}';
+    const keyed = await Promise.all([a, b, a, b, a, b, a, b].map((s) => s.post('/v1/sessions/x2e/events', body)));
+    t.same(keyed.map((r) => r.status).sort(), [200, 200, 200, 200, 200, 200, 200, 202], 'event_id: one 202, the rest duplicates');
+    t.same(keyed.map((r) => r.json.event_seq), keyed.map(() => 1), 'all with the first seq');
+    t.same(keyed.filter((r) => r.status === 200).map((r) => r.json.duplicate), Array(7).fill(true));
+    const log = await a.get('/v1/sessions/x2e/events');
+    t.same([log.json.head, log.json.events.length], [1, 1], 'stored once');
+    t.match(log.text, /"data":\{"n":12345678901234567890\}/, 'byte for byte');
     const queue = await b.get('/v1/sessions/x2/queue?limit=1000');
     t.same(queue.json.entries.map((e: any) => e.queue_seq), range(1, 201));
     t.equal(new Set(queue.json.entries.map((e: any) => e.call_id)).size, 201, 'each call_id once');

@@ -11,10 +11,13 @@ export function opsRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.get('/readyz', async (_request, reply) => {
     const ready = await ctx.store.isReady().catch(() => false);
+    // Ready says the store takes writes; warnings say what its settings do to durability (a Redis
+    // that may evict keys or has no AOF): the service works, but an operator must know.
+    const warnings = ready ? ((await ctx.store.warnings?.().catch(() => undefined)) ?? []) : [];
     return reply
       .code(ready ? 200 : 503)
       .headers(ready ? {} : { 'retry-after': '1' })
-      .send({ status: ready ? 'ready' : 'unavailable', store: ctx.store.kind });
+      .send({ status: ready ? 'ready' : 'unavailable', store: ctx.store.kind, warnings });
   });
 
   app.get('/metrics', { config: { scope: 'admin' } }, async (_request, reply) => {

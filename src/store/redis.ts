@@ -17,6 +17,7 @@ import { Redis } from 'ioredis';
 import { statusFrame, statusFrameHead } from '../wire/frames.js';
 import { completion, eventKeyRecord, keyedEventRepeat, startedCall, startRepeat, systemClock, type CallRecord, type Clock } from './ledger.js';
 import { Listeners } from './listeners.js';
+import { DurabilityCheck } from './redis-durability.js';
 import { SCRIPTS } from './redis-scripts.js';
 import { decodeCursor, encodeCursor } from './session-cursor.js';
 import {
@@ -34,6 +35,7 @@ import {
   type SessionListQuery,
   type SessionSummary,
   type StartCallInput,
+  type StoreWarning,
   type SweepPolicy,
   type SweepResult,
   type StartCallOutcome,
@@ -90,7 +92,7 @@ export class RedisStore implements Store {
   private readonly subscriber: Redis;
   private readonly listeners = new Listeners();
   private subscribedOnce = false;
-  readonly warnings: string[] = [];
+  private readonly durability: DurabilityCheck;
 
   constructor(
     url: string,
@@ -107,6 +109,7 @@ export class RedisStore implements Store {
     // subscription is back: an event published before that is then read from the store.
     this.subscriber = new Redis(url, { ...common, autoResubscribe: false, maxRetriesPerRequest: null });
     for (const [name, script] of Object.entries(SCRIPTS)) this.redis.defineCommand(name, script);
+    this.durability = new DurabilityCheck(this.redis);
     // Connection errors are reported through failed commands, /readyz and the trouble metrics;
     // not as crashes.
     this.redis.on('error', () => undefined);
@@ -128,7 +131,6 @@ export class RedisStore implements Store {
       await this.subscriber.connect();
       await this.subscriber.subscribe(CHANNEL);
       this.subscribedOnce = true;
-      await this.checkEvictionPolicy();
     } catch (err) {
       this.redis.disconnect();
       this.subscriber.disconnect();
@@ -136,23 +138,9 @@ export class RedisStore implements Store {
     }
   }
 
-  /**
-   * An `allkeys-*` policy lets Redis evict a session's keys: acknowledged queue entries would be
-   * lost. (`volatile-*` policies evict only keys with a TTL, and this service sets none.) A Redis
-   * that does not allow CONFIG (many managed ones) is named too: the operator must check it.
-   */
-  private async checkEvictionPolicy(): Promise<void> {
-    let policy: string | undefined;
-    try {
-      const reply = (await this.redis.config('GET', 'maxmemory-policy')) as string[];
-      policy = reply[1];
-    } catch {
-      this.warnings.push('redis: CONFIG GET maxmemory-policy is not allowed here; make sure maxmemory-policy is noeviction, or acknowledged results can be evicted');
-      return;
-    }
-    if (policy !== undefined && policy.startsWith('allkeys-')) {
-      this.warnings.push(`redis: maxmemory-policy is ${policy}: Redis may evict a session's keys and lose acknowledged results; set maxmemory-policy noeviction`);
-    }
+  /** What Redis's settings mean for durability (redis-durability.ts): logged at start-up, shown by /readyz. */
+  async warnings(): Promise<readonly StoreWarning[]> {
+    return this.durability.current();
   }
 
   async close(): Promise<void> {

@@ -230,13 +230,22 @@ export interface StoreListener {
   trouble?(kind: StoreTrouble): void;
 }
 
+/** One warning of Store.warnings: a stable code and a sentence for people. */
+export interface StoreWarning {
+  code: string;
+  message: string;
+}
+
 export type StoreTrouble = 'command_error' | 'reconnect';
 
 export interface Store {
   /** `memory`, `sqlite` or `redis`: for logs and metrics. */
   readonly kind: string;
-  /** What open() found that an operator must know (redis: a policy that evicts keys); logged as warnings. */
-  readonly warnings?: readonly string[];
+  /**
+   * What the backend's own settings mean for the service's promises, that an operator must know
+   * (redis: a policy that evicts keys, no AOF): logged at start-up and shown by /readyz.
+   */
+  warnings?(): Promise<readonly StoreWarning[]>;
   open(): Promise<void>;
   /** Finishes pending writes, then releases the backend. */
   close(): Promise<void>;
