@@ -129,7 +129,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   for (const warning of (await store.warnings?.()) ?? []) app.log.warn({ store: store.kind, warning: warning.code }, warning.message);
   const metrics = new Metrics(store);
   const queueWatch = new QueueWatch(store);
-  const hub = new Hub(store, config.heartbeatMs);
+  const hub = new Hub(store, config.heartbeatMs, metrics.streams);
   metrics.watchStreams(hub);
   const retention = new Retention(store, config, (slice) => {
     metrics.retentionEntriesRemoved.inc(slice.entriesRemoved);
@@ -263,7 +263,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await panelRoutes(app, config);
   await streamRoutes(app, ctx);
 
+  // Shutdown ends what the app started, in one place: every stream client (WebSocket, SSE, AG-UI)
+  // is sent 1001 and its close logged, long-polls return, the sweeps stop; then the store closes.
   app.addHook('preClose', async () => {
+    await hub.closeAll();
     queueWatch.close();
     sessionWatch.close();
     await retention.stop();

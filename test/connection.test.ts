@@ -44,20 +44,21 @@ class FakeTransport implements Transport {
   terminate(): void {
     this.terminated = true;
   }
+  onClosed(): void {}
 }
 
 /** Telemetry that logs nothing: these tests look at what the transport was given. */
 const quietTelemetry = () => new StreamTelemetry('ws', new StreamTotals(), pino({ enabled: false }), '127.0.0.1', undefined);
+const streamTotals = () => ({ ws: new StreamTotals(), sse: new StreamTotals(), ag_ui: new StreamTotals() });
 
 const statusSeqs = (tr: FakeTransport) => tr.sent.filter((m) => m.method === 'status').map((m) => m.seq);
 
 async function setup(t: Test, maxBufferedBytes = 1 << 20) {
   const store = new MemoryStore({ historySize: 1000 });
-  const hub = new Hub(store, 60_000);
+  const hub = new Hub(store, 60_000, streamTotals());
   t.teardown(() => hub.closeAll());
   const transport = new FakeTransport();
-  const connection = new Connection(transport, store, hub, { maxBufferedBytes, maxSubscriptions: 10 }, quietTelemetry());
-  hub.attach(connection);
+  const connection = hub.open(transport, { kind: 'ws', log: pino({ enabled: false }), address: '127.0.0.1', principal: undefined, limits: { maxBufferedBytes, maxSubscriptions: 10 } });
   return { store, hub, transport, connection };
 }
 
@@ -121,7 +122,7 @@ t.test('a subscribe that cannot read the store: an error frame naming the sessio
   store.readEvents = async () => {
     throw new StoreUnavailableError('down');
   };
-  const hub = new Hub(store, 60_000);
+  const hub = new Hub(store, 60_000, streamTotals());
   t.teardown(() => hub.closeAll());
   const transport = new FakeTransport();
   const frames: string[] = [];

@@ -24,20 +24,10 @@ const REPLAY_PAGE = 200;
 /** Reads a catch-up tries before giving the client back to its own resume (about 2.5 s in all). */
 const CATCH_UP_ATTEMPTS = 4;
 
-/** What the hub holds of a subscription: its session, and how to hand it an event. */
-export interface SubscriptionHandle {
-  readonly session: string;
-  /** A committed event of this session, shared by every subscriber. */
-  deliver(event: Outgoing): void;
-  /** The live feed may have missed events: re-read from the last seq sent. */
-  catchUp(): void;
-  /** The subscription ends without the client asking (the session was deleted, …). */
-  end(reason: UnsubscribedReason): void;
-}
-
+/** What the hub keeps of subscriptions: the sessions they watch, to hand them each event. */
 export interface SubscriptionRegistry {
-  add(sub: SubscriptionHandle): void;
-  remove(sub: SubscriptionHandle): void;
+  add(sub: Subscription): void;
+  remove(sub: Subscription): void;
 }
 
 export interface ConnectionLimits {
@@ -55,7 +45,11 @@ export function resumePoint(page: EventPage, since: number | undefined, epoch: s
   return { session, epoch: page.epoch, head, oldest, recovered, from };
 }
 
-class Subscription implements SubscriptionHandle {
+/**
+ * One session followed by one connection: the state of its replay-then-live rule. The hub hands
+ * each event to `connection.deliver(sub, …)`; the subscription itself has no behaviour.
+ */
+export class Subscription {
   live = false;
   lastSent = 0;
   epoch = '';
@@ -64,20 +58,8 @@ class Subscription implements SubscriptionHandle {
 
   constructor(
     readonly session: string,
-    private readonly connection: Connection,
+    readonly connection: Connection,
   ) {}
-
-  deliver(event: Outgoing): void {
-    this.connection.deliver(this, event);
-  }
-
-  catchUp(): void {
-    this.connection.catchUp(this);
-  }
-
-  end(reason: UnsubscribedReason): void {
-    this.connection.end(this, reason);
-  }
 }
 
 export class Connection {
@@ -161,7 +143,7 @@ export class Connection {
     this.send('unsubscribed', unsubscribedFrame(session));
   }
 
-  /** A live event for one of this connection's subscriptions. */
+  /** A committed event of one of this connection's subscriptions, shared by every subscriber. */
   deliver(sub: Subscription, event: Outgoing): void {
     if (this.closing || this.subscriptions.get(sub.session) !== sub) return;
     const seq = event.seq as number;

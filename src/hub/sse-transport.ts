@@ -6,7 +6,7 @@
  * after it; a slow reader is cut (it resumes with Last-Event-ID).
  */
 import type { ServerResponse } from 'node:http';
-import type { CloseName } from '../errors.js';
+import { CLOSE_CODES, type CloseName } from '../errors.js';
 import { SSE_HEARTBEAT, type SseFormat } from '../wire/sse.js';
 import type { Outgoing, Transport } from './transport.js';
 
@@ -79,6 +79,11 @@ export class SseTransport implements Transport {
   terminate(): void {
     this.ended = true;
     this.res.destroy();
+  }
+
+  /** A response ended by the server (its session was deleted), or one the client left. */
+  onClosed(listener: (peer: { code: number; reason: string }) => void): void {
+    this.res.once('close', () => listener({ code: CLOSE_CODES.NORMAL.code, reason: this.res.writableEnded ? 'ended by the server' : 'the client left' }));
   }
 
   private end(): void {

@@ -59,4 +59,9 @@ export interface Transport {
   close(name: CloseName, reason: string): void;
   /** Cuts the peer at once. */
   terminate(): void;
+  /**
+   * Calls `listener` once, when the transport has closed, with the close as the peer saw it (a
+   * WebSocket's close code and reason; for an SSE response, which has none, 1000 and who ended it).
+   */
+  onClosed(listener: (peer: { code: number; reason: string }) => void): void;
 }

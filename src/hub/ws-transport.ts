@@ -102,4 +102,9 @@ export class WsTransport implements Transport {
     this.closing = true;
     this.ws.terminate();
   }
+
+  /** ws reports what the peer echoed, or 1006 when a stalled peer was cut. */
+  onClosed(listener: (peer: { code: number; reason: string }) => void): void {
+    this.ws.once('close', (code: number, reason: Buffer) => listener({ code, reason: reason.toString() }));
+  }
 }

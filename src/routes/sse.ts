@@ -12,10 +12,8 @@ import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../app-context.js';
 import { authorizeCounted } from '../auth/guard.js';
-import { CLOSE_CODES, HorologiumError } from '../errors.js';
-import { Connection } from '../hub/connection.js';
+import { HorologiumError } from '../errors.js';
 import { SseTransport } from '../hub/sse-transport.js';
-import { StreamTelemetry } from '../hub/stream-telemetry.js';
 import { agUiFormat } from '../wire/ag-ui.js';
 import { SESSION_ID, sseQuerySchema } from '../wire/schemas.js';
 import { STATUS_STREAM, type SseFormat } from '../wire/sse.js';
@@ -49,7 +47,7 @@ function queryStart(request: FastifyRequest): Start {
 }
 
 export function sseRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const { store, hub, config, metrics } = ctx;
+  const { hub, config, metrics } = ctx;
 
   /** Answers with an event stream of `session` in `format`, from `start`. */
   const stream = (reply: FastifyReply, session: string, start: Start, format: SseFormat, kind: 'sse' | 'ag_ui'): void => {
@@ -65,18 +63,12 @@ export function sseRoutes(app: FastifyInstance, ctx: AppContext): void {
       // Proxies that buffer responses (nginx) pass this stream through as it is written.
       'x-accel-buffering': 'no',
     });
-    const telemetry = new StreamTelemetry(kind, metrics.streams[kind], request.log, request.ip, request.principal?.id);
-    const connection = new Connection(new SseTransport(res, format), store, hub, { maxBufferedBytes: config.maxBufferedBytes, maxSubscriptions: 1 }, telemetry);
-    hub.attach(connection);
-    telemetry.opened();
-    res.on('close', () => {
-      // An SSE response has no close code: the server's close is reported with the code its
-      // WebSocket twin would send (1001 at shutdown, 4008 for a slow reader); a client that left,
-      // or a response ended because its session was deleted, as 1000.
-      const closed = connection.closedWith ?? { code: CLOSE_CODES.NORMAL.code, reason: res.writableEnded ? 'ended by the server' : 'the client left' };
-      telemetry.closed(closed.code, closed.reason);
-      connection.dispose();
-      hub.detach(connection);
+    const connection = hub.open(new SseTransport(res, format), {
+      kind,
+      log: request.log,
+      address: request.ip,
+      principal: request.principal?.id,
+      limits: { maxBufferedBytes: config.maxBufferedBytes, maxSubscriptions: 1 },
     });
     connection.enqueue(() => connection.subscribe(session, start.since, start.epoch));
   };

@@ -2,17 +2,15 @@
  * GET /v1/stream: the WebSocket status stream (docs/protocol.md, "Stream"). This route is admission
  * and wiring: before the handshake (after the app's browser-origin check), the per-address connection limit,
  * the upgrade URL's subscription (parsed once; malformed is a refused upgrade) and, in the auth
- * guard, the token of the header or `?token=`. After it, a WsTransport carries a Connection whose
- * client messages the StreamProtocol handles; the hub (built with the app) does the fan-out.
+ * guard, the token of the header or `?token=`. After it, the hub opens a stream over a WsTransport,
+ * and the StreamProtocol handles its client messages.
  */
 import websocket from '@fastify/websocket';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
 import type { AppContext } from '../app-context.js';
 import { HorologiumError } from '../errors.js';
-import { Connection } from '../hub/connection.js';
 import { isRequestError, parseQuery, StreamProtocol, type SubscribeRequest } from '../hub/stream-protocol.js';
-import { StreamTelemetry } from '../hub/stream-telemetry.js';
 import { WsTransport } from '../hub/ws-transport.js';
 
 const MAX_CLIENT_FRAME = 64 * 1024;
@@ -26,10 +24,10 @@ export async function streamRoutes(app: FastifyInstance, ctx: AppContext): Promi
     // Invalid UTF-8 in a text frame is a bad client message like any other (an error frame, the
     // socket stays open), not a protocol failure: it is decoded with U+FFFD and fails as JSON.
     options: { maxPayload: MAX_CLIENT_FRAME, perMessageDeflate: false, skipUTF8Validation: true },
-    // Every stream client is sent 1001 and its close is logged before the server closes.
-    preClose: (done) => {
-      void hub.closeAll().then(() => done());
-    },
+    // Shutdown closes every stream, this plugin's WebSockets included, in one place: the app's
+    // preClose hook (hub.closeAll sends each client 1001 and logs its close). The plugin's own
+    // default would close them without a code.
+    preClose: (done) => done(),
   });
 
   /** Refusals before the handshake, as HTTP replies with the error envelope. */
@@ -55,27 +53,18 @@ export async function streamRoutes(app: FastifyInstance, ctx: AppContext): Promi
     wsHandler: (ws: WebSocket, request) => {
       const address = request.ip;
       perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
-      const telemetry = new StreamTelemetry('ws', ctx.metrics.streams.ws, request.log, address, request.principal?.id);
-      const connection = new Connection(
-        new WsTransport(ws, config.heartbeatMs),
-        ctx.store,
-        hub,
-        { maxBufferedBytes: config.maxBufferedBytes, maxSubscriptions: config.maxSubscriptions },
-        telemetry,
-      );
-      hub.attach(connection);
-      telemetry.opened();
+      const connection = hub.open(new WsTransport(ws, config.heartbeatMs), {
+        kind: 'ws',
+        log: request.log,
+        address,
+        principal: request.principal?.id,
+        limits: { maxBufferedBytes: config.maxBufferedBytes, maxSubscriptions: config.maxSubscriptions },
+      });
       const protocol = new StreamProtocol(connection, authenticator, sessionWatch, request.principal, querySubscription.get(request), (kind) =>
         ctx.metrics.authFailed('ws', kind),
       );
-      ws.on('close', (code: number, reason: Buffer) => {
-        // The server's own close, when it closed first (ws reports what the peer echoed, or 1006
-        // when a stalled peer is cut); else the client's.
-        const closed = connection.closedWith ?? { code, reason: reason.toString() };
-        telemetry.closed(closed.code, closed.reason);
-        connection.dispose();
+      ws.on('close', () => {
         protocol.dispose();
-        hub.detach(connection);
         const left = (perAddress.get(address) ?? 1) - 1;
         if (left === 0) perAddress.delete(address);
         else perAddress.set(address, left);
