@@ -103,7 +103,7 @@ export class Metrics {
 
   readonly authFailures = new Counter({
     name: 'horologium_auth_failures_total',
-    help: 'Refused tokens and scopes, by surface (http, ws, sse, ag_ui) and kind (missing, malformed, invalid, expired, forbidden).',
+    help: 'Refused tokens and scopes, by surface (http, ws, sse, ag_ui, ui_message) and kind (missing, malformed, invalid, expired, forbidden).',
     labelNames: ['surface', 'kind'] as const,
     registers: [this.registry],
   });
@@ -116,7 +116,7 @@ export class Metrics {
   });
 
   /** What each stream kind carried, kept as plain numbers on the send path and published at scrape. */
-  readonly streams: Record<StreamKind, StreamTotals> = { ws: new StreamTotals(), sse: new StreamTotals(), ag_ui: new StreamTotals() };
+  readonly streams = Object.fromEntries(STREAM_KINDS.map((kind) => [kind, new StreamTotals()])) as Record<StreamKind, StreamTotals>;
 
   constructor(store: Store) {
     const registry = this.registry;

@@ -171,6 +171,11 @@ function openApiPaths(): Record<string, unknown> {
       'subscribed, then status events (id: <epoch>:<seq>)',
     ),
     '/v1/sessions/{session}/ag-ui': sessionEventStream('streamSessionAgUi', 'The session as AG-UI events over SSE (docs/protocol.md section 11)', 'RUN_STARTED, then AG-UI events'),
+    '/v1/sessions/{session}/ui-message-stream': sessionEventStream(
+      'streamSessionUiMessages',
+      "The session as the AI SDK's UI message stream, one assistant message (docs/protocol.md section 13); replays from the start unless a resume says otherwise",
+      'start, then tool-input-*, tool-output-* and data-<type> chunks; header x-vercel-ai-ui-message-stream: v1',
+    ),
     '/v1/ag-ui': {
       post: {
         operationId: 'runAgUi',

@@ -12,7 +12,7 @@ import { StoreUnavailableError } from '../src/store/types.js';
 import { until } from './helpers/wait.js';
 import { pino } from 'pino';
 import { StreamTelemetry } from '../src/hub/stream-telemetry.js';
-import { StreamTotals } from '../src/metrics.js';
+import { Metrics, StreamTotals } from '../src/metrics.js';
 
 class FakeTransport implements Transport {
   sent: Array<{ method: string; seq?: number; epoch?: string }> = [];
@@ -49,7 +49,7 @@ class FakeTransport implements Transport {
 
 /** Telemetry that logs nothing: these tests look at what the transport was given. */
 const quietTelemetry = () => new StreamTelemetry('ws', new StreamTotals(), pino({ enabled: false }), '127.0.0.1', undefined);
-const streamTotals = () => ({ ws: new StreamTotals(), sse: new StreamTotals(), ag_ui: new StreamTotals() });
+const streamTotals = () => new Metrics(new MemoryStore({ historySize: 10 })).streams;
 
 const statusSeqs = (tr: FakeTransport) => tr.sent.filter((m) => m.method === 'status').map((m) => m.seq);
 

@@ -1,7 +1,8 @@
 /**
  * The Server-Sent Events streams of one session, for clients that cannot open a WebSocket:
  * - GET /v1/sessions/{session}/sse (docs/protocol.md section 10), the status frames;
- * - GET /v1/sessions/{session}/ag-ui and POST /v1/ag-ui (section 11), the same events as AG-UI.
+ * - GET /v1/sessions/{session}/ag-ui and POST /v1/ag-ui (section 11), the same events as AG-UI;
+ * - GET /v1/sessions/{session}/ui-message-stream (section 13), the AI SDK's UI message stream.
  * Where to start comes from `Last-Event-ID` (`<epoch>:<seq>` or a bare `<seq>`), else the query
  * (or, for POST /v1/ag-ui, `forwardedProps.since`/`epoch`, else everything retained). The replay
  * then live rule and the buffer limit are the WebSocket's own: hub/connection.ts over an
@@ -15,10 +16,14 @@ import { authorizeCounted } from '../auth/guard.js';
 import { HorologiumError } from '../errors.js';
 import { SseTransport } from '../hub/sse-transport.js';
 import { agUiFormat } from '../wire/ag-ui.js';
+import type { StreamKind } from '../wire/stream-kinds.js';
+import { uiMessageStreamFormat } from '../wire/ui-message-stream.js';
 import { SESSION_ID, sseQuerySchema } from '../wire/schemas.js';
 import { STATUS_STREAM, type SseFormat } from '../wire/sse.js';
 import { objectBody, validate } from './json-body.js';
 import { sessionOf } from './params.js';
+
+type SseStreamKind = Exclude<StreamKind, 'ws'>;
 
 interface Start {
   since?: number;
@@ -50,7 +55,7 @@ export function sseRoutes(app: FastifyInstance, ctx: AppContext): void {
   const { hub, config, metrics } = ctx;
 
   /** Answers with an event stream of `session` in `format`, from `start`. */
-  const stream = (reply: FastifyReply, session: string, start: Start, format: SseFormat, kind: 'sse' | 'ag_ui'): void => {
+  const stream = (reply: FastifyReply, session: string, start: Start, format: SseFormat, kind: SseStreamKind): void => {
     const { request } = reply;
     reply.hijack();
     const res = reply.raw;
@@ -62,6 +67,7 @@ export function sseRoutes(app: FastifyInstance, ctx: AppContext): void {
       connection: 'keep-alive',
       // Proxies that buffer responses (nginx) pass this stream through as it is written.
       'x-accel-buffering': 'no',
+      ...format.headers,
     });
     const connection = hub.open(new SseTransport(res, format), {
       kind,
@@ -73,7 +79,7 @@ export function sseRoutes(app: FastifyInstance, ctx: AppContext): void {
     connection.enqueue(() => connection.subscribe(session, start.since, start.epoch));
   };
 
-  const sseConfig = (streamKind: 'sse' | 'ag_ui') => ({ config: { scope: 'subscribe' as const, tokenInQuery: true, streamKind } });
+  const sseConfig = (streamKind: SseStreamKind) => ({ config: { scope: 'subscribe' as const, tokenInQuery: true, streamKind } });
 
   app.get('/v1/sessions/:session/sse', sseConfig('sse'), async (request, reply) => {
     const session = sessionOf(request);
@@ -83,6 +89,13 @@ export function sseRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get('/v1/sessions/:session/ag-ui', sseConfig('ag_ui'), async (request, reply) => {
     const session = sessionOf(request);
     stream(reply, session, startOf(request, queryStart(request)), agUiFormat(session, randomUUID()), 'ag_ui');
+  });
+
+  // The AI SDK's UI message stream: the whole session unless a resume says where to start.
+  app.get('/v1/sessions/:session/ui-message-stream', sseConfig('ui_message'), async (request, reply) => {
+    const session = sessionOf(request);
+    const query = queryStart(request);
+    stream(reply, session, startOf(request, query.since === undefined ? { ...query, since: 0 } : query), uiMessageStreamFormat(session), 'ui_message');
   });
 
   // What AG-UI's HttpAgent sends: a RunAgentInput whose threadId is the session.

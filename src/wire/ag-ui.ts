@@ -6,42 +6,27 @@
  */
 import { EventType, type BaseEvent } from '@ag-ui/core';
 import { EventEncoder } from '@ag-ui/encoder';
-import { jsonText, member, parseJson, type JsonNode, type JsonObject } from '../json/lossless.js';
 import type { SseFormat } from './sse.js';
+import { statusView } from './status-view.js';
 
 const encoder = new EventEncoder();
 
-interface StatusResult {
-  type: string;
-  data: Record<string, unknown>;
-  timestamp: number;
-  uuid: string;
-}
-
-/** The JSON text of `result.data.<key>` in a status frame, exactly as stored. */
-function dataMemberText(frame: string, key: string): string | undefined {
-  const doc = parseJson(frame);
-  const result = member(doc.root as JsonObject, 'result') as JsonObject | undefined;
-  const data = result && (member(result, 'data') as JsonObject | undefined);
-  const node: JsonNode | undefined = data && member(data, key);
-  return node ? jsonText(doc, node) : undefined;
-}
-
 /** The AG-UI events of one status frame. */
 export function agUiEvents(frame: string): BaseEvent[] {
-  const { type, data, timestamp, uuid } = (JSON.parse(frame) as { result: StatusResult }).result;
+  const view = statusView(frame);
+  const { type, data, timestamp, uuid } = view;
   const ms = Math.round(timestamp * 1000);
   const callId = String(data.call_id ?? '');
   switch (type) {
     case 'tool_starting':
       return [
         { type: EventType.TOOL_CALL_START, timestamp: ms, toolCallId: callId, toolCallName: String(data.name ?? '') } as BaseEvent,
-        { type: EventType.TOOL_CALL_ARGS, timestamp: ms, toolCallId: callId, delta: dataMemberText(frame, 'arguments') ?? 'null' } as BaseEvent,
+        { type: EventType.TOOL_CALL_ARGS, timestamp: ms, toolCallId: callId, delta: view.dataMemberText('arguments') ?? 'null' } as BaseEvent,
         { type: EventType.TOOL_CALL_END, timestamp: ms, toolCallId: callId } as BaseEvent,
       ];
     case 'tool_completed': {
       const preview = data.result;
-      const content = typeof preview === 'string' ? preview : (dataMemberText(frame, 'result') ?? 'null');
+      const content = typeof preview === 'string' ? preview : (view.dataMemberText('result') ?? 'null');
       return [{ type: EventType.TOOL_CALL_RESULT, timestamp: ms, toolCallId: callId, messageId: uuid, role: 'tool', content } as BaseEvent];
     }
     default:

@@ -6,6 +6,8 @@
 export interface SseFormat {
   /** Names the format in the cache of a live event's encodings, shared by every reader. */
   readonly name: string;
+  /** Response headers of its own, beside the event stream's. */
+  readonly headers?: Readonly<Record<string, string>>;
   /** What the response opens with ('' for nothing). */
   opening(): string;
   /** The records of one status frame, the last one preceded by `id: <epoch>:<seq>`. */
