@@ -11,23 +11,28 @@ import { sleep } from './helpers/wait.js';
 
 type Post = Running['post'];
 
-/** The session the issue names: three completed calls, one failed, one running, a generic event. */
-async function agentSession(post: Post, S: string): Promise<void> {
-  const ok = async (path: string, body: unknown) => {
+/** The session the issue names: three completed calls, one failed, one running, a generic event; in two halves. */
+const FIRST_HALF: Array<[string, unknown]> = [
+  // Raw JSON text: a JavaScript number could not hold this integer.
+  ['tool-calls', '{"call_id":"c1","name":"grep","args":{"q":"TODO","n":12345678901234567890123}}'],
+  ['tool-results', { call_id: 'c1', name: 'grep', result: { content: 'found 3' } }],
+  ['tool-calls', { call_id: 'c2', name: 'read_file', args: { path: 'a.txt' } }],
+];
+const SECOND_HALF: Array<[string, unknown]> = [
+  ['tool-results', { call_id: 'c2', name: 'read_file', result: { path: 'a.txt', content: 'alpha', lines: 1 } }],
+  ['events', { type: 'progress', data: { step: 2, of: 5 } }],
+  // A result with no tool-calls before it: the stream still shows the whole call.
+  ['tool-results', { call_id: 'c3', name: 'ls', args: { dir: '.' }, result: ['a.txt', 'b.txt'] }],
+  ['tool-calls', { call_id: 'c4', name: 'sh', args: { cmd: 'false' } }],
+  ['tool-results', { call_id: 'c4', name: 'sh', result: 'exit status 1', is_error: true }],
+  ['tool-calls', { call_id: 'c5', name: 'fetch', args: { url: 'https://example.com' } }],
+];
+
+async function agentSession(post: Post, S: string, posts = [...FIRST_HALF, ...SECOND_HALF]): Promise<void> {
+  for (const [path, body] of posts) {
     const r = await post(`${S}/${path}`, body);
     if (r.status !== 202) throw new Error(`${path}: ${r.status} ${r.text}`);
-  };
-  // Raw JSON text: a JavaScript number could not hold this integer.
-  await ok('tool-calls', '{"call_id":"c1","name":"grep","args":{"q":"TODO","n":12345678901234567890123}}');
-  await ok('tool-results', { call_id: 'c1', name: 'grep', result: { content: 'found 3' } });
-  await ok('tool-calls', { call_id: 'c2', name: 'read_file', args: { path: 'a.txt' } });
-  await ok('tool-results', { call_id: 'c2', name: 'read_file', result: { path: 'a.txt', content: 'alpha', lines: 1 } });
-  await ok('events', { type: 'progress', data: { step: 2, of: 5 } });
-  // A result with no tool-calls before it: the stream still shows the whole call.
-  await ok('tool-results', { call_id: 'c3', name: 'ls', args: { dir: '.' }, result: ['a.txt', 'b.txt'] });
-  await ok('tool-calls', { call_id: 'c4', name: 'sh', args: { cmd: 'false' } });
-  await ok('tool-results', { call_id: 'c4', name: 'sh', result: 'exit status 1', is_error: true });
-  await ok('tool-calls', { call_id: 'c5', name: 'fetch', args: { url: 'https://example.com' } });
+  }
 }
 
 const tool = (toolCallId: string, toolName: string, input: unknown, end: Record<string, unknown>) => ({
@@ -189,10 +194,7 @@ t.test('a later subscribed is a data part with its own id; a deletion is finish 
 t.test('through a server restart, a reader that resumes (from the start, or from its Last-Event-ID) ends with the message of one that read once', async (t) => {
   const srv = await restartableServer(t);
   const S = '/v1/sessions/u4';
-  const first = async (path: string, body: unknown) => srv.api.post(`${S}/${path}`, body);
-  await first('tool-calls', '{"call_id":"c1","name":"grep","args":{"q":"TODO","n":12345678901234567890123}}');
-  await first('tool-results', { call_id: 'c1', name: 'grep', result: { content: 'found 3' } });
-  await first('tool-calls', { call_id: 'c2', name: 'read_file', args: { path: 'a.txt' } });
+  await agentSession(srv.api.post, S, FIRST_HALF);
   const before = await readMessage(srv.url, 'u4', partsDone(2));
   const { epoch, head } = (await srv.api.get(`${S}/events`)).json;
   t.equal(head, 3);
@@ -205,12 +207,7 @@ t.test('through a server restart, a reader that resumes (from the start, or from
   t.ok(cut.ended, 'the restart ended the stream');
   t.same(cut.errors, []);
 
-  await first('tool-results', { call_id: 'c2', name: 'read_file', result: { path: 'a.txt', content: 'alpha', lines: 1 } });
-  await first('events', { type: 'progress', data: { step: 2, of: 5 } });
-  await first('tool-results', { call_id: 'c3', name: 'ls', args: { dir: '.' }, result: ['a.txt', 'b.txt'] });
-  await first('tool-calls', { call_id: 'c4', name: 'sh', args: { cmd: 'false' } });
-  await first('tool-results', { call_id: 'c4', name: 'sh', result: 'exit status 1', is_error: true });
-  await first('tool-calls', { call_id: 'c5', name: 'fetch', args: { url: 'https://example.com' } });
+  await agentSession(srv.api.post, S, SECOND_HALF);
   t.equal((await srv.api.get(`${S}/events`)).json.epoch, epoch, 'the same incarnation after the restart');
 
   const once = await readMessage(srv.url, 'u4', partsDone(6));
