@@ -17,6 +17,7 @@ const INPUTS: ReadonlySet<Name> = new Set([
   'events-query',
   'sessions-query',
   'sse-query',
+  'ag-ui-query',
   'subscribe-message',
   'unsubscribe-message',
   'auth-message',
@@ -70,15 +71,15 @@ const post = (operationId: string, summary: string, body: Name, replies: Record<
   },
 });
 /** A GET of one session's SSE stream: where it starts (query, Last-Event-ID) and what it carries. */
-const sessionEventStream = (operationId: string, summary: string, carries: string) => ({
+const sessionEventStream = (operationId: string, summary: string, carries: string, query: 'sse-query' | 'ag-ui-query' = 'sse-query') => ({
   get: {
     operationId,
     summary,
-    parameters: [sessionParam, ...queryParams('sse-query'), lastEventId],
+    parameters: [sessionParam, ...queryParams(query), lastEventId],
     responses: { '200': eventStream(carries), ...errors },
   },
 });
-const queryParams = (name: 'queue-query' | 'events-query' | 'sessions-query' | 'sse-query') => {
+const queryParams = (name: 'queue-query' | 'events-query' | 'sessions-query' | 'sse-query' | 'ag-ui-query') => {
   const schema = jsonSchemas()[name] as { properties: Record<string, unknown> };
   return Object.entries(schema.properties).map(([key, s]) => ({ name: key, in: 'query', required: false, schema: s }));
 };
@@ -170,7 +171,12 @@ function openApiPaths(): Record<string, unknown> {
       'The status stream as Server-Sent Events (docs/protocol.md section 10)',
       'subscribed, then status events (id: <epoch>:<seq>)',
     ),
-    '/v1/sessions/{session}/ag-ui': sessionEventStream('streamSessionAgUi', 'The session as AG-UI events over SSE (docs/protocol.md section 11)', 'RUN_STARTED, then AG-UI events'),
+    '/v1/sessions/{session}/ag-ui': sessionEventStream(
+      'streamSessionAgUi',
+      'The session as AG-UI events over SSE (docs/protocol.md section 11); snapshot=1 catches up with one MESSAGES_SNAPSHOT',
+      'RUN_STARTED (and MESSAGES_SNAPSHOT with snapshot=1), then AG-UI events',
+      'ag-ui-query',
+    ),
     '/v1/sessions/{session}/ui-message-stream': sessionEventStream(
       'streamSessionUiMessages',
       "The session as the AI SDK's UI message stream, one assistant message (docs/protocol.md section 13); replays from the start unless a resume says otherwise",
@@ -192,7 +198,7 @@ function openApiPaths(): Record<string, unknown> {
                   threadId: { type: 'string', pattern: sessionParam.schema.pattern, description: 'The session.' },
                   runId: { type: 'string' },
                   messages: { type: 'array' },
-                  forwardedProps: { type: 'object', description: 'since and epoch say where to start.' },
+                  forwardedProps: { type: 'object', description: 'since and epoch say where to start; snapshot: true catches up with one MESSAGES_SNAPSHOT.' },
                 },
                 description: 'An AG-UI RunAgentInput.',
               },

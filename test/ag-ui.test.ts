@@ -102,3 +102,92 @@ t.test('POST /v1/ag-ui refuses what is not a RunAgentInput, and sessions the tok
   await until(() => w.events.length === 1, 'RUN_STARTED');
   t.equal(w.events[0]?.type, 'RUN_STARTED');
 });
+
+/** An HttpAgent that runs against POST /v1/ag-ui and builds `agent.messages`, every event validated. */
+function agentRun(srv: Running, threadId: string, forwardedProps: Record<string, unknown>) {
+  const agent = new HttpAgent({ url: `${srv.url}/v1/ag-ui`, threadId });
+  const events: BaseEvent[] = [];
+  const invalid: string[] = [];
+  const finished = agent.runAgent(
+    { runId: 'run-1', forwardedProps },
+    {
+      onEvent: ({ event }) => {
+        const checked = EventSchemas.safeParse(event);
+        if (!checked.success) invalid.push(`${event.type}: ${checked.error.message}`);
+        events.push(event);
+      },
+    },
+  );
+  return { agent, events, invalid, finished };
+}
+
+t.test('snapshot: one MESSAGES_SNAPSHOT, then live; HttpAgent ends with the same messages as with every event', async (t) => {
+  const srv = await startServer(t);
+  const S = '/v1/sessions/ag-snap';
+  const post = async (path: string, body: unknown) => t.equal((await srv.post(`${S}/${path}`, body)).status, 202, `${path}`);
+  await post('tool-calls', '{"call_id":"c1","name":"grep","args":{"q":"TODO","n":12345678901234567890123}}');
+  await post('tool-calls', { call_id: 'c5', name: 'fetch', args: { url: 'https://example.com' } }); // still running when the client joins
+  await post('tool-results', { call_id: 'c1', name: 'grep', result: { content: 'found 3' } });
+  await post('events', { type: 'thinking', data: { text: 'hmm' } });
+  await post('tool-results', { call_id: 'c2', name: 'read_file', result: { path: 'a.ts', content: 'x', n: 1.5 } }); // no tool-calls before it
+  await post('tool-calls', { call_id: 'c3', name: 'ls', args: { dir: '.' } });
+  await post('tool-results', { call_id: 'c3', name: 'ls', result: ['a', 'b'] });
+  await post('tool-calls', { call_id: 'c4', name: 'sh', args: { cmd: 'false' } });
+  await post('tool-results', { call_id: 'c4', name: 'sh', result: 'exit status 1', is_error: true });
+  const { epoch, events: frames } = (await srv.get(`${S}/events`)).json;
+
+  const full = agentRun(srv, 'ag-snap', {});
+  const snap = agentRun(srv, 'ag-snap', { snapshot: true });
+  const joined = (run: typeof full) => run.agent.messages.length === 8;
+  await until(() => joined(full) && joined(snap), 'both caught up');
+  await post('tool-results', { call_id: 'c5', name: 'fetch', result: { content: '<html>' } });
+  await post('tool-calls', { call_id: 'c6', name: 'grep', args: { q: 'live' } });
+  await until(() => [full, snap].every((r) => r.agent.messages.length === 10), 'the live events');
+  const live = (await srv.get(`${S}/events?after=9`)).json.events;
+  t.equal((await fetch(`${srv.url}${S}`, { method: 'DELETE' })).status, 200);
+  await Promise.all([full.finished, snap.finished]);
+
+  t.same(snap.agent.messages, full.agent.messages, 'the same messages, in the same order');
+  // @ag-ui/client's rule: a result goes after its call and the tool messages already behind it, or
+  // at the end when its call is unknown (c2); the snapshot follows the same rule.
+  t.same(full.agent.messages.map((m) => [m.role, m.id]), [
+    ['assistant', 'c1'],
+    ['tool', frames[2].result.uuid],
+    ['assistant', 'c5'],
+    ['tool', frames[4].result.uuid],
+    ['tool', live[0].result.uuid],
+    ['assistant', 'c3'],
+    ['tool', frames[6].result.uuid],
+    ['assistant', 'c4'],
+    ['tool', frames[8].result.uuid],
+    ['assistant', 'c6'],
+  ], 'each result where the client puts it');
+  t.same([full.invalid, snap.invalid], [[], []], 'every event validates against @ag-ui/core');
+  t.same(snap.events.map((e) => e.type), ['RUN_STARTED', 'MESSAGES_SNAPSHOT', 'TOOL_CALL_RESULT', 'TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END', 'RUN_FINISHED'], 'the snapshot, then only what came after it');
+  const snapshot = snap.events[1] as BaseEvent & { messages: Array<{ role: string; toolCalls?: Array<{ function: { arguments: string } }> }> };
+  t.equal(snapshot.messages[0]?.toolCalls?.[0]?.function.arguments, '{"q":"TODO","n":12345678901234567890123}', 'arguments as their exact JSON text');
+  t.equal(epoch.length > 0, true);
+});
+
+t.test('snapshot on the GET stream: ?snapshot=1, its id is the last event it includes; a bad value is 400', async (t) => {
+  const srv = await startServer(t);
+  const S = '/v1/sessions/ag-snap2';
+  await srv.post(`${S}/tool-calls`, { call_id: 'c1', name: 'grep', args: { q: 'x' } });
+  await srv.post(`${S}/tool-results`, { call_id: 'c1', name: 'grep', result: 'r' });
+  const epoch = (await srv.get(`${S}/events`)).json.epoch;
+  const abort = new AbortController();
+  t.teardown(() => abort.abort());
+  const res = await fetch(`${srv.url}${S}/ag-ui?snapshot=1`, { signal: abort.signal });
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  let text = '';
+  while (!text.includes('MESSAGES_SNAPSHOT')) text += new TextDecoder().decode((await reader.read()).value);
+  await srv.post(`${S}/events`, { type: 'note', data: { k: 1 } });
+  while (!text.includes('"note"')) text += new TextDecoder().decode((await reader.read()).value);
+  const records = text.split('\n\n').filter((r) => r !== '' && !r.startsWith(':'));
+  t.match(records[0], /^data: \{"type":"RUN_STARTED"/);
+  t.match(records[1], new RegExp(`^id: ${epoch}:2\\ndata: \\{"type":"MESSAGES_SNAPSHOT"`), 'the snapshot is resumable from where it ends');
+  t.match(records[2], new RegExp(`^id: ${epoch}:3\\ndata: \\{"type":"CUSTOM"`), 'then live, nothing replayed twice');
+  t.equal(records.length, 3);
+  const bad = await srv.get(`${S}/ag-ui?snapshot=2`);
+  t.same([bad.status, bad.json.error.code], [400, 'INVALID_QUERY']);
+});

@@ -15,10 +15,12 @@ import type { AppContext } from '../app-context.js';
 import { authorizeCounted } from '../auth/guard.js';
 import { HorologiumError } from '../errors.js';
 import { SseTransport } from '../hub/sse-transport.js';
-import { agUiFormat } from '../wire/ag-ui.js';
+import { agUiFormat, type AgUiCatchUp } from '../wire/ag-ui.js';
+import { AgUiSnapshot } from '../wire/ag-ui-snapshot.js';
+import type { Store } from '../store/types.js';
 import type { StreamKind } from '../wire/stream-kinds.js';
 import { uiMessageStreamFormat } from '../wire/ui-message-stream.js';
-import { SESSION_ID, sseQuerySchema } from '../wire/schemas.js';
+import { agUiQuerySchema, SESSION_ID, sseQuerySchema } from '../wire/schemas.js';
 import { STATUS_STREAM, type SseFormat } from '../wire/sse.js';
 import { objectBody, validate } from './json-body.js';
 import { sessionOf } from './params.js';
@@ -51,8 +53,33 @@ function queryStart(request: FastifyRequest): Start {
   return { ...(query.since === undefined ? {} : { since: query.since }), ...(query.epoch === undefined ? {} : { epoch: query.epoch }) };
 }
 
+/** Events read per page while a snapshot is built. */
+const SNAPSHOT_PAGE = 1000;
+
+/**
+ * The AG-UI catch-up of everything the session retains (docs/protocol.md section 11, "Snapshot"),
+ * and where the stream goes on after it: the last event it includes, under its epoch.
+ */
+async function agUiCatchUp(store: Store, session: string): Promise<{ catchUp: AgUiCatchUp; start: Start }> {
+  const snapshot = new AgUiSnapshot();
+  let page = await store.readEvents(session, 0, SNAPSHOT_PAGE);
+  const epoch = page.epoch;
+  let seq = 0;
+  for (;;) {
+    for (const e of page.events) {
+      snapshot.apply(e.frame);
+      seq = e.seq;
+    }
+    if (page.events.length < SNAPSHOT_PAGE) break;
+    page = await store.readEvents(session, seq, SNAPSHOT_PAGE);
+    // The log started again under a new epoch meanwhile: the stream's subscribe tells it.
+    if (page.epoch !== epoch) break;
+  }
+  return { catchUp: { event: snapshot.event(), ...(seq > 0 ? { id: `${epoch}:${seq}` } : {}) }, start: { since: seq, epoch } };
+}
+
 export function sseRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const { hub, config, metrics } = ctx;
+  const { hub, config, metrics, store } = ctx;
 
   /** Answers with an event stream of `session` in `format`, from `start`. */
   const stream = (reply: FastifyReply, session: string, start: Start, format: SseFormat, kind: SseStreamKind): void => {
@@ -88,6 +115,12 @@ export function sseRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.get('/v1/sessions/:session/ag-ui', sseConfig('ag_ui'), async (request, reply) => {
     const session = sessionOf(request);
+    const query = validate(agUiQuerySchema, request.query, 'INVALID_QUERY');
+    if (query.snapshot === '1') {
+      const { catchUp, start } = await agUiCatchUp(store, session);
+      stream(reply, session, start, agUiFormat(session, randomUUID(), catchUp), 'ag_ui');
+      return;
+    }
     stream(reply, session, startOf(request, queryStart(request)), agUiFormat(session, randomUUID()), 'ag_ui');
   });
 
@@ -109,9 +142,15 @@ export function sseRoutes(app: FastifyInstance, ctx: AppContext): void {
     if (!SESSION_ID.test(input.threadId)) throw new HorologiumError('INVALID_SESSION_ID', `threadId is the session id and must match ${SESSION_ID.source}.`);
     request.logContext.session = input.threadId;
     authorizeCounted(request.principal as NonNullable<typeof request.principal>, 'subscribe', input.threadId, 'ag_ui', (surface, kind) => metrics.authFailed(surface, kind));
-    const props = (input.forwardedProps ?? {}) as { since?: unknown; epoch?: unknown };
+    const props = (input.forwardedProps ?? {}) as { since?: unknown; epoch?: unknown; snapshot?: unknown };
+    const runId = input.runId || randomUUID();
+    if (props.snapshot === true) {
+      const { catchUp, start } = await agUiCatchUp(store, input.threadId);
+      stream(reply, input.threadId, start, agUiFormat(input.threadId, runId, catchUp), 'ag_ui');
+      return;
+    }
     const since = typeof props.since === 'number' && Number.isSafeInteger(props.since) && props.since >= 0 ? props.since : 0;
     const fallback: Start = { since, ...(typeof props.epoch === 'string' ? { epoch: props.epoch } : {}) };
-    stream(reply, input.threadId, startOf(request, fallback), agUiFormat(input.threadId, input.runId || randomUUID()), 'ag_ui');
+    stream(reply, input.threadId, startOf(request, fallback), agUiFormat(input.threadId, runId), 'ag_ui');
   });
 }

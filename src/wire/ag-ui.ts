@@ -7,14 +7,23 @@
 import { EventType, type BaseEvent } from '@ag-ui/core';
 import { EventEncoder } from '@ag-ui/encoder';
 import type { SseFormat } from './sse.js';
-import { statusView } from './status-view.js';
+import { statusView, type StatusView } from './status-view.js';
 
 const encoder = new EventEncoder();
+
+/**
+ * What a tool_completed becomes in AG-UI: a tool message whose id is the event's uuid and whose
+ * content is the preview as text (a string preview itself, any other its JSON text).
+ */
+export function agUiToolResult(view: StatusView): { messageId: string; content: string } {
+  const preview = view.data.result;
+  return { messageId: view.uuid, content: typeof preview === 'string' ? preview : (view.dataMemberText('result') ?? 'null') };
+}
 
 /** The AG-UI events of one status frame. */
 export function agUiEvents(frame: string): BaseEvent[] {
   const view = statusView(frame);
-  const { type, data, timestamp, uuid } = view;
+  const { type, data, timestamp } = view;
   const ms = Math.round(timestamp * 1000);
   const callId = String(data.call_id ?? '');
   switch (type) {
@@ -24,11 +33,8 @@ export function agUiEvents(frame: string): BaseEvent[] {
         { type: EventType.TOOL_CALL_ARGS, timestamp: ms, toolCallId: callId, delta: view.dataMemberText('arguments') ?? 'null' } as BaseEvent,
         { type: EventType.TOOL_CALL_END, timestamp: ms, toolCallId: callId } as BaseEvent,
       ];
-    case 'tool_completed': {
-      const preview = data.result;
-      const content = typeof preview === 'string' ? preview : (view.dataMemberText('result') ?? 'null');
-      return [{ type: EventType.TOOL_CALL_RESULT, timestamp: ms, toolCallId: callId, messageId: uuid, role: 'tool', content } as BaseEvent];
-    }
+    case 'tool_completed':
+      return [{ type: EventType.TOOL_CALL_RESULT, timestamp: ms, toolCallId: callId, ...agUiToolResult(view), role: 'tool' } as BaseEvent];
     default:
       return [{ type: EventType.CUSTOM, timestamp: ms, name: type, value: data } as BaseEvent];
   }
@@ -37,13 +43,23 @@ export function agUiEvents(frame: string): BaseEvent[] {
 /** The CUSTOM event name of a later `subscribed` (docs/protocol.md section 11). */
 export const RESUBSCRIBED = 'horologium.subscribed';
 
-/** The AG-UI stream of one thread (a session) and run. */
-export function agUiFormat(threadId: string, runId: string): SseFormat {
+/** A catch-up sent at the start instead of the events it stands for (ag-ui-snapshot.ts). */
+export interface AgUiCatchUp {
+  /** The MESSAGES_SNAPSHOT event. */
+  event: BaseEvent;
+  /** The `<epoch>:<seq>` of the last event it includes, when it includes any: its SSE id. */
+  id?: string;
+}
+
+/** The AG-UI stream of one thread (a session) and run, opening with `catchUp` when given. */
+export function agUiFormat(threadId: string, runId: string, catchUp?: AgUiCatchUp): SseFormat {
   const encode = (event: BaseEvent) => encoder.encodeSSE(event);
   let subscribed = false;
   return {
     name: 'ag-ui',
-    opening: () => encode({ type: EventType.RUN_STARTED, timestamp: Date.now(), threadId, runId } as BaseEvent),
+    opening: () =>
+      encode({ type: EventType.RUN_STARTED, timestamp: Date.now(), threadId, runId } as BaseEvent) +
+      (catchUp ? `${catchUp.id ? `id: ${catchUp.id}\n` : ''}${encode(catchUp.event)}` : ''),
     status: (frame, epoch, seq) => {
       const records = agUiEvents(frame).map(encode);
       records[records.length - 1] = `id: ${epoch}:${seq}\n${records[records.length - 1]}`;

@@ -139,6 +139,13 @@ export const sseQuerySchema = z
   })
   .meta({ title: 'SseQuery' });
 
+/** The AG-UI stream's query: section 10's, and `snapshot=1` for the compact catch-up (section 11). */
+export const agUiQuerySchema = sseQuerySchema
+  .extend({
+    snapshot: z.enum(['0', '1'], { error: 'snapshot must be 0 or 1' }).optional(),
+  })
+  .meta({ title: 'AgUiQuery' });
+
 // Replies and frames: not parsed at run time (they are built as text), but published as schemas.
 
 const seq = z.number().int().min(0);
@@ -294,6 +301,7 @@ export const PUBLISHED = {
   'events-query': eventsQuerySchema,
   'sessions-query': sessionsQuerySchema,
   'sse-query': sseQuerySchema,
+  'ag-ui-query': agUiQuerySchema,
   'session-summary': sessionSummarySchema,
   'sessions-reply': sessionsReplySchema,
   'session-deleted-reply': sessionDeletedReplySchema,
