@@ -51,8 +51,10 @@ async function rawCatchUp(snapshot: boolean, lastId: string): Promise<{ bytes: n
     const { value, done } = await reader.read();
     if (done) throw new Error('the stream ended');
     bytes += value.length;
-    tail = (tail + decoder.decode(value, { stream: true })).slice(-4096);
-    if (tail.includes(`id: ${lastId}\n`)) break;
+    // The id line may be split across chunks: the end of the last chunk is kept with the next.
+    const text = tail + decoder.decode(value, { stream: true });
+    if (text.includes(`id: ${lastId}\n`)) break;
+    tail = text.slice(-256);
   }
   const ms = performance.now() - started;
   abort.abort();
@@ -64,7 +66,7 @@ async function agentCatchUp(snapshot: boolean, messages: number): Promise<number
   const agent = new HttpAgent({ url: `${URL_}/v1/ag-ui`, threadId: SESSION });
   const started = performance.now();
   return new Promise<number>((resolve, reject) => {
-    const deadline = setTimeout(() => reject(new Error('HttpAgent did not catch up in 120 s')), 120_000);
+    const deadline = setTimeout(() => reject(new Error('HttpAgent did not catch up in 300 s')), 300_000);
     agent
       .runAgent(
         { runId: randomUUID(), forwardedProps: snapshot ? { snapshot: true } : {} },
@@ -99,10 +101,12 @@ try {
   const log = (await (await fetch(`${URL_}/v1/sessions/${SESSION}/events?limit=1&after=${2 * CALLS - 1}`)).json()) as { epoch: string; head: number; oldest: number };
   if (log.head !== 2 * CALLS || log.oldest !== 1) throw new Error(`expected ${2 * CALLS} retained events, got head ${log.head}, oldest ${log.oldest}`);
   const lastId = `${log.epoch}:${log.head}`;
+  console.error(`session written: ${log.head} events`);
   const results = { events: { bytes: [] as number[], ms: [] as number[], agentMs: [] as number[] }, snapshot: { bytes: [] as number[], ms: [] as number[], agentMs: [] as number[] } };
   for (let round = 0; round < ROUNDS; round++) {
     for (const way of round % 2 === 0 ? (['events', 'snapshot'] as const) : (['snapshot', 'events'] as const)) {
       const raw = await rawCatchUp(way === 'snapshot', lastId);
+      console.error(`${way}: raw ${raw.bytes} bytes in ${raw.ms.toFixed(0)} ms`);
       results[way].bytes.push(raw.bytes);
       results[way].ms.push(raw.ms);
       results[way].agentMs.push(await agentCatchUp(way === 'snapshot', 2 * CALLS));

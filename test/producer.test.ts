@@ -7,17 +7,10 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import { once } from 'node:events';
 import t, { type Test } from 'tap';
 import { CallIdConflictError, HorologiumRequestError, Producer, rawJson } from '../src/producer/index.js';
-import { freePort } from './helpers/process.js';
+import { freePort, listening } from './helpers/process.js';
 import { restartableServer, startServer } from './helpers/server.js';
 
 const FAST = { initialMs: 20, maxMs: 200 };
-
-async function listening(t: Test, server: Server): Promise<string> {
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-}
 
 t.test('posts a call, its result and an event; the queue holds the result', async (t) => {
   const srv = await startServer(t);

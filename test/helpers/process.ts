@@ -1,6 +1,7 @@
-/** Runs src/server.ts as a real child process, as `npm start` would, for crash and signal tests. */
+/** Runs src/server.ts as a real child process, as `npm start` would, for crash and signal tests; free ports and listening test servers. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import type { Server } from 'node:http';
 import { createServer } from 'node:net';
 import type { Test } from 'tap';
 
@@ -77,4 +78,12 @@ export async function runToExit(env: Record<string, string>): Promise<{ code: nu
   child.stderr?.on('data', (d) => (output += d));
   const [code] = (await once(child, 'exit')) as [number | null];
   return { code, output };
+}
+
+/** Listens on a free loopback port (closed at teardown) and returns the server's base URL. */
+export async function listening(t: Test, server: Server): Promise<string> {
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 }

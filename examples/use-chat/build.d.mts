@@ -1,0 +1,2 @@
+/** Bundles the page into outDir (default ./dist); resolves to outDir. */
+export function buildExample(outDir?: string): Promise<string>;
