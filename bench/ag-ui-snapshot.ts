@@ -38,7 +38,7 @@ const input = (snapshot: boolean) => ({
   forwardedProps: snapshot ? { snapshot: true } : {},
 });
 
-/** Bytes and milliseconds until the record of the session's last event has arrived. */
+/** Bytes and milliseconds until the whole record of the session's last event has arrived (the id line, then its data). */
 async function rawCatchUp(snapshot: boolean, lastId: string): Promise<{ bytes: number; ms: number }> {
   const abort = new AbortController();
   const started = performance.now();
@@ -47,14 +47,23 @@ async function rawCatchUp(snapshot: boolean, lastId: string): Promise<{ bytes: n
   const decoder = new TextDecoder();
   let bytes = 0;
   let tail = '';
+  // Once the id line is seen, what follows it until the record's end (a blank line).
+  let after: string | undefined;
   for (;;) {
     const { value, done } = await reader.read();
     if (done) throw new Error('the stream ended');
     bytes += value.length;
-    // The id line may be split across chunks: the end of the last chunk is kept with the next.
-    const text = tail + decoder.decode(value, { stream: true });
-    if (text.includes(`id: ${lastId}\n`)) break;
-    tail = text.slice(-256);
+    const text = decoder.decode(value, { stream: true });
+    if (after === undefined) {
+      // The id line may be split across chunks: the end of the last chunk is kept with the next.
+      const joined = tail + text;
+      const at = joined.indexOf(`id: ${lastId}\n`);
+      if (at >= 0) after = joined.slice(at);
+      else tail = joined.slice(-256);
+    } else {
+      after += text;
+    }
+    if (after !== undefined && after.includes('\n\n')) break;
   }
   const ms = performance.now() - started;
   abort.abort();
@@ -101,12 +110,10 @@ try {
   const log = (await (await fetch(`${URL_}/v1/sessions/${SESSION}/events?limit=1&after=${2 * CALLS - 1}`)).json()) as { epoch: string; head: number; oldest: number };
   if (log.head !== 2 * CALLS || log.oldest !== 1) throw new Error(`expected ${2 * CALLS} retained events, got head ${log.head}, oldest ${log.oldest}`);
   const lastId = `${log.epoch}:${log.head}`;
-  console.error(`session written: ${log.head} events`);
   const results = { events: { bytes: [] as number[], ms: [] as number[], agentMs: [] as number[] }, snapshot: { bytes: [] as number[], ms: [] as number[], agentMs: [] as number[] } };
   for (let round = 0; round < ROUNDS; round++) {
     for (const way of round % 2 === 0 ? (['events', 'snapshot'] as const) : (['snapshot', 'events'] as const)) {
       const raw = await rawCatchUp(way === 'snapshot', lastId);
-      console.error(`${way}: raw ${raw.bytes} bytes in ${raw.ms.toFixed(0)} ms`);
       results[way].bytes.push(raw.bytes);
       results[way].ms.push(raw.ms);
       results[way].agentMs.push(await agentCatchUp(way === 'snapshot', 2 * CALLS));
