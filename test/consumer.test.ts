@@ -32,6 +32,47 @@ t.test('iterates from the committed cursor; each batch is acknowledged once the 
   t.same((await next.read()).entries.map((e) => e.queue_seq), [5], 'a new consumer starts from the committed cursor');
 });
 
+t.test('leaving the loop early acknowledges every entry before the last one it was given: break, return, exception', async (t) => {
+  const srv = await startServer(t);
+  const producer = new Producer({ url: srv.url });
+  const committed = async (session: string) => (await srv.get(`/v1/sessions/${session}/queue`)).json.committed as number;
+  for (const session of ['b1', 'b2', 'b3', 'b4']) await results(producer, session, 1, 6);
+
+  // break in the middle of the first batch (limit 100: all six in one batch)
+  for await (const entry of new QueueConsumer({ url: srv.url, session: 'b1', wait: 0 })) if (entry.queue_seq === 3) break;
+  t.equal(await committed('b1'), 2, 'break at 3: 1 and 2 acknowledged, 3 handed out again');
+
+  // return from a function, mid-batch of a later batch
+  const firstOver = async () => {
+    for await (const entry of new QueueConsumer({ url: srv.url, session: 'b2', wait: 0, limit: 2 })) if (entry.queue_seq === 4) return entry.queue_seq;
+    return 0;
+  };
+  t.equal(await firstOver(), 4);
+  t.equal(await committed('b2'), 3, 'return at 4: 1 to 3 acknowledged');
+
+  // an exception in the loop's body
+  await t.rejects(async () => {
+    for await (const entry of new QueueConsumer({ url: srv.url, session: 'b3', wait: 0 })) if (entry.queue_seq === 5) throw new Error('the model call failed');
+  }, /the model call failed/);
+  t.equal(await committed('b3'), 4, 'an exception at 5: 1 to 4 acknowledged, 5 kept for the next consumer');
+  t.same((await new QueueConsumer({ url: srv.url, session: 'b3', wait: 0 }).read()).entries.map((e) => e.queue_seq), [5, 6]);
+
+  // the README's loop: the last entry acknowledged by hand before break
+  const consumer = new QueueConsumer({ url: srv.url, session: 'b4', wait: 0 });
+  for await (const entry of consumer) {
+    if (entry.queue_seq >= 2) {
+      await consumer.ack(entry.queue_seq);
+      break;
+    }
+  }
+  t.equal(await committed('b4'), 2, 'acknowledged through 2, and no further');
+
+  // manual: leaving acknowledges nothing
+  await results(producer, 'b5', 1, 3);
+  for await (const entry of new QueueConsumer({ url: srv.url, session: 'b5', wait: 0, ack: 'manual' })) if (entry.queue_seq === 3) break;
+  t.equal(await committed('b5'), 0, 'ack: manual leaves the cursor alone');
+});
+
 t.test('manual acks: nothing is committed until ack, which is monotonic', async (t) => {
   const srv = await startServer(t);
   const producer = new Producer({ url: srv.url });

@@ -1,8 +1,8 @@
 /**
  * The model-side queue consumer (docs/protocol.md section 4, scope `consume`): an async iterator
  * over a session's queue entries, long-polling for new ones, starting from the committed cursor and
- * acknowledging either after each batch (the default: an entry is acknowledged once the loop has
- * finished with it and asked for the next batch) or explicitly with `ack`. Reads are retried like
+ * acknowledging either what the loop has consumed (the default: see the iterator for exactly which
+ * entries count) or explicitly with `ack`. Reads are retried like
  * every request (HttpClient), so the iterator goes on across a server restart; what was
  * acknowledged is never handed out again, and what was not is handed out again only to a new
  * consumer (at least once).
@@ -32,7 +32,7 @@ export interface QueueBatch {
 
 export interface ConsumerOptions extends HttpOptions {
   session: string;
-  /** `batch` (default) acknowledges each batch once the loop asks for the next; `manual` leaves it to `ack`. */
+  /** `batch` (default) acknowledges what the loop consumed (each batch, and on leaving the loop); `manual` leaves it to `ack`. */
   ack?: 'batch' | 'manual';
   /** Seconds a read waits for the first entry (default 30, at most 60). */
   wait?: number;
@@ -82,19 +82,38 @@ export class QueueConsumer implements AsyncIterable<QueueEntry> {
     this.stopper.abort();
   }
 
+  /**
+   * The entries, long-polling for more. Which entries count as consumed (acknowledged unless `ack`
+   * is `manual`): an entry is consumed once the loop asks for the entry after it. A whole batch is
+   * acknowledged when the loop asks for more after its last entry. When the loop ends early (break,
+   * return, or an exception in its body: the iterator's return()), the entries before the last one
+   * it was given are acknowledged; the last one is not, since the iterator cannot tell a break after
+   * handling it from an exception while handling it. Acknowledge it with `ack(entry.queue_seq)`
+   * before leaving when it is done; otherwise the next consumer gets it again (at least once).
+   */
   async *[Symbol.asyncIterator](): AsyncGenerator<QueueEntry> {
-    while (!this.stopper.signal.aborted) {
-      let batch: QueueBatch;
-      try {
-        batch = await this.read();
-      } catch (err) {
-        if (this.stopper.signal.aborted) return;
-        throw err;
+    const auto = (this.options.ack ?? 'batch') === 'batch';
+    /** The last queue_seq the loop is done with, and the last one acknowledged here. */
+    let done = 0;
+    let acked = 0;
+    try {
+      while (!this.stopper.signal.aborted) {
+        let batch: QueueBatch;
+        try {
+          batch = await this.read();
+        } catch (err) {
+          if (this.stopper.signal.aborted) return;
+          throw err;
+        }
+        for (const entry of batch.entries) {
+          yield entry;
+          done = entry.queue_seq;
+        }
+        if (auto && done > acked) acked = await this.ack(done).then(() => done);
       }
-      for (const entry of batch.entries) yield entry;
-      const last = batch.entries.at(-1);
-      // Reached only when the loop asked for more after the batch's last entry: it is done with them.
-      if (last && (this.options.ack ?? 'batch') === 'batch') await this.ack(last.queue_seq);
+    } finally {
+      // Best effort: if this acknowledgement fails, those entries are handed out again.
+      if (auto && done > acked) await this.ack(done).catch(() => undefined);
     }
   }
 }
