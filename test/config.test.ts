@@ -65,6 +65,11 @@ t.test('an invalid value names the variable', async (t) => {
   }
 });
 
+t.test('a static token with a scope that does not exist stops start-up, naming it', async (t) => {
+  const tokens = JSON.stringify([{ token: 'x'.repeat(32), scopes: ['subscribe', 'publisher'], sessions: ['*'] }]);
+  t.throws(() => loadConfig({ HOROLOGIUM_TOKENS: tokens }), { name: 'ConfigError', message: /HOROLOGIUM_TOKENS: .*"publisher" is not a scope \(the scopes: publish, consume, subscribe, admin\)/ });
+});
+
 t.test('open mode listens on loopback only unless HOROLOGIUM_INSECURE=1', async (t) => {
   t.throws(() => loadConfig({ HOST: '0.0.0.0' }), /HOROLOGIUM_INSECURE/);
   t.equal(loadConfig({ HOST: '0.0.0.0', HOROLOGIUM_INSECURE: '1' }).host, '0.0.0.0');

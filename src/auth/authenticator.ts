@@ -96,7 +96,13 @@ export class Authenticator {
     if (!Array.isArray(sessions) || !sessions.every((s) => typeof s === 'string' && s.length > 0)) {
       throw new AuthError('invalid', 'the token has no sessions claim (an array of session ids or prefixes ending in *)');
     }
-    const scopes = new Set(scope.split(' ').filter((s): s is Scope => (SCOPES as readonly string[]).includes(s)));
+    const named = scope.split(' ').filter((s) => s !== '');
+    // A misspelt scope (`publisher`) would otherwise leave a token that can do less than meant,
+    // refused later with a 403 that does not say why.
+    const unknown = named.filter((s) => !(SCOPES as readonly string[]).includes(s));
+    if (unknown.length > 0) throw new AuthError('invalid', `the token's scope claim names ${unknown.map((s) => JSON.stringify(s)).join(', ')}, which is not a scope (the scopes: ${SCOPES.join(', ')})`);
+    if (named.length === 0) throw new AuthError('invalid', `the token's scope claim is empty (the scopes: ${SCOPES.join(', ')})`);
+    const scopes = new Set(named as Scope[]);
     return { id: tokenId(token), scopes, sessions: sessions as string[], expiresAt: (payload.exp as number) * 1000 };
   }
 }

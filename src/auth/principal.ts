@@ -10,7 +10,7 @@ export type Scope = (typeof SCOPES)[number];
 /** One entry of HOROLOGIUM_TOKENS. */
 export const staticToken = z.object({
   token: z.string().min(16, 'a static token must be at least 16 characters'),
-  scopes: z.array(z.enum(SCOPES)).min(1),
+  scopes: z.array(z.enum(SCOPES, { error: (issue) => `${JSON.stringify(issue.input)} is not a scope (the scopes: ${SCOPES.join(', ')})` })).min(1),
   sessions: z.array(z.string().min(1)).min(1),
 });
 export type StaticToken = z.infer<typeof staticToken>;
