@@ -18,36 +18,55 @@ import { EventType, type BaseEvent, type Message } from '@ag-ui/core';
 import { agUiToolResult } from './ag-ui.js';
 import { statusView } from './status-view.js';
 
+/**
+ * The messages as blocks: a call's assistant message and the tool messages right behind it. The
+ * client puts a result after its call's assistant message and the tool messages already behind it,
+ * which is the end of that call's block; a result whose call is unknown goes at the very end, which
+ * is the end of the last block. So each message is placed in O(1), and the blocks, read in order,
+ * are the client's list.
+ */
+interface Block {
+  assistant?: Message;
+  tools: Message[];
+}
+
 export class AgUiSnapshot {
-  private readonly messages: Message[] = [];
+  private readonly blocks: Block[] = [];
+  /** The block of each call id's first assistant message (the one the client finds). */
+  private readonly byCall = new Map<string, Block>();
 
   /** Applies one status frame, in log order. */
   apply(frame: string): void {
     const view = statusView(frame);
     const callId = String(view.data.call_id ?? '');
     if (view.type === 'tool_starting') {
-      if (this.messages.some((m) => m.role === 'assistant' && m.toolCalls?.some((c) => c.id === callId))) return;
-      this.messages.push({
-        id: callId,
-        role: 'assistant',
-        toolCalls: [{ id: callId, type: 'function', function: { name: String(view.data.name ?? ''), arguments: view.dataMemberText('arguments') ?? 'null' } }],
-      });
+      if (this.byCall.has(callId)) return;
+      const block: Block = {
+        assistant: {
+          id: callId,
+          role: 'assistant',
+          toolCalls: [{ id: callId, type: 'function', function: { name: String(view.data.name ?? ''), arguments: view.dataMemberText('arguments') ?? 'null' } }],
+        },
+        tools: [],
+      };
+      this.blocks.push(block);
+      this.byCall.set(callId, block);
     } else if (view.type === 'tool_completed') {
       const { messageId, content } = agUiToolResult(view);
       const result: Message = { id: messageId, role: 'tool', toolCallId: callId, content };
-      const at = this.messages.findIndex((m) => m.role === 'assistant' && m.toolCalls?.some((c) => c.id === callId));
-      if (at === -1) {
-        this.messages.push(result);
-        return;
-      }
-      let end = at + 1;
-      while (end < this.messages.length && this.messages[end]?.role === 'tool') end++;
-      this.messages.splice(end, 0, result);
+      let block = this.byCall.get(callId) ?? this.blocks.at(-1);
+      if (!block) this.blocks.push((block = { tools: [] }));
+      block.tools.push(result);
     }
   }
 
   /** The MESSAGES_SNAPSHOT event of everything applied so far. */
   event(): BaseEvent {
-    return { type: EventType.MESSAGES_SNAPSHOT, timestamp: Date.now(), messages: this.messages } as BaseEvent;
+    const messages: Message[] = [];
+    for (const block of this.blocks) {
+      if (block.assistant) messages.push(block.assistant);
+      for (const tool of block.tools) messages.push(tool);
+    }
+    return { type: EventType.MESSAGES_SNAPSHOT, timestamp: Date.now(), messages } as BaseEvent;
   }
 }
