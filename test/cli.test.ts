@@ -3,7 +3,7 @@
  * `--help` of each command, `tail` (a posted event printed within a second, `--json` frames,
  * `--since`, resuming after a restart), `post` from flags and stdin, `sessions`, `queue --ack`.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { freePort } from './helpers/process.js';
@@ -53,11 +53,11 @@ function tail(t: Test, args: string[]): Tail {
 t.test('--help for the program and each command', async (t) => {
   const top = await cli(['--help']);
   t.equal(top.code, 0);
-  for (const [command, option] of [['serve', '--store'], ['tail', '--since'], ['post', '--call-id'], ['sessions', '--prefix'], ['queue', '--ack']] as const) {
+  for (const [command, option] of [['serve', '--store'], ['tail', '--retry'], ['post', '--call-id'], ['sessions', '--prefix'], ['queue', '--ack'], ['delete', '<session>'], ['token', '--scope']] as const) {
     const help = await cli([command, '--help']);
     t.equal(help.code, 0, `${command} --help exits 0`);
     t.match(help.stdout, option, `${command} --help names ${option}`);
-    if (command !== 'serve') t.match(help.stdout, '--url', `${command} --help names --url`);
+    if (command !== 'serve' && command !== 'token') t.match(help.stdout, '--url', `${command} --help names --url`);
   }
   const unknown = await cli(['tail', 's', '--nope']);
   t.not(unknown.code, 0, 'an unknown option is refused');
@@ -125,8 +125,15 @@ t.test('sessions and queue --ack', async (t) => {
   t.equal(list.code, 0, list.stderr);
   t.same(list.stdout.trim().split('\n').map((l) => JSON.parse(l).session), ['cli3-b', 'cli3-a'], 'most recent first');
   const human = await cli(['sessions', '--url', srv.url, '--limit', '1']);
-  t.match(human.stdout, /^cli3-b  events 1  queue 0\/1 acked  last \d{4}-/);
+  t.match(human.stdout, /^SESSION  EVENTS  ACKED\/QUEUE  LAST EVENT\ncli3-b        1          0\/1  \d{4}-\d\d-\d\dT/, 'a header, then aligned columns');
   t.match(human.stderr, /--all/, 'says there are more pages');
+  await srv.post('/v1/sessions/cli3-longer-name/events', { type: 'n', data: {} });
+  const aligned = (await cli(['sessions', '--url', srv.url, '--prefix', 'cli3-'])).stdout.trim().split('\n');
+  t.equal(aligned.length, 4);
+  t.equal(aligned[0], 'SESSION           EVENTS  ACKED/QUEUE  LAST EVENT', 'columns as wide as the longest id');
+  t.match(aligned[1], /^cli3-longer-name       1          0\/0  \d{4}-/);
+  t.match(aligned[3], /^cli3-a                 1          0\/1  \d{4}-/, 'numbers aligned to the right');
+  t.same(aligned.map((l) => l.search(/\d{4}-\d\d-\d\dT|LAST EVENT/)), aligned.map(() => aligned[0]!.indexOf('LAST EVENT')), 'the last column starts at one place');
   const read = await cli(['queue', 'cli3-a', '--url', srv.url, '--ack']);
   t.equal(read.code, 0, read.stderr);
   t.match(read.stdout, /^#1 ✓ ls c \{"content":"cli3-a"\}$/m);
@@ -152,4 +159,74 @@ t.test('serve runs the server with the flags given', async (t) => {
   const bad = await run(process.execPath, [BIN, 'serve', '--store', 'nonsense:'], {}).catch((e: { code: number; stderr: string }) => e);
   t.equal((bad as { code: number }).code, 2, 'a bad setting exits 2');
   t.match((bad as { stderr: string }).stderr, /HOROLOGIUM_STORE/);
+});
+
+const SECRET = 'a-cli-test-secret-that-is-long-enough-0123';
+const TOKENS = [{ token: 'cli-subscribe-mine-0123456789', scopes: ['subscribe' as const], sessions: ['mine'] }];
+
+t.test('tail: a missing, refused or too narrow token, and a server that cannot be reached, each exit 1 with a plain sentence', async (t) => {
+  const srv = await startServer(t, { auth: { tokens: TOKENS, open: false }, rateLimit: 0 });
+  const none = await cli(['tail', 'mine', '--url', srv.url]);
+  t.equal(none.code, 1);
+  t.match(none.stderr, /^horologium: the server needs a token: give one with --token or HOROLOGIUM_CLIENT_TOKEN \(scope subscribe, covering mine\)$/m);
+  const wrong = await cli(['tail', 'mine', '--url', srv.url, '--token', 'not-a-token-of-this-server-0123']);
+  t.equal(wrong.code, 1);
+  t.match(wrong.stderr, /^horologium: the server refused the token \(the token is not valid\): give a valid one with --token or HOROLOGIUM_CLIENT_TOKEN$/m);
+  const narrow = await cli(['tail', 'other', '--url', srv.url, '--token', TOKENS[0]!.token]);
+  t.equal(narrow.code, 1);
+  t.match(narrow.stderr, /^horologium: the token may not read other: it needs scope subscribe and a sessions pattern that covers other/m);
+
+  const closed = `http://127.0.0.1:${await freePort()}`;
+  const started = Date.now();
+  const down = await cli(['tail', 'mine', '--url', closed, '--retry', '2s']);
+  t.equal(down.code, 1);
+  t.match(down.stderr, new RegExp(`horologium: cannot reach ws://127\\.0\\.0\\.1:\\d+/v1/stream: connection refused; retrying for up to 2s \\(--retry\\)`));
+  t.match(down.stderr, /horologium: gave up: ws:\/\/127\.0\.0\.1:\d+\/v1\/stream could not be reached for 2s \(--retry forever keeps trying\)/);
+  t.ok(Date.now() - started < 15_000, 'gave up within its budget');
+  const badRetry = await cli(['tail', 'mine', '--url', closed, '--retry', 'soon']);
+  t.not(badRetry.code, 0);
+  t.match(badRetry.stderr, /--retry must be a number with s, m or h/);
+});
+
+t.test('delete removes a session; a second delete exits 1', async (t) => {
+  const srv = await startServer(t);
+  await srv.post('/v1/sessions/cli4/events', { type: 'n', data: {} });
+  const deleted = await cli(['delete', 'cli4', '--url', srv.url]);
+  t.same([deleted.code, deleted.stdout], [0, 'deleted cli4\n']);
+  t.equal((await srv.get('/v1/sessions/cli4')).status, 404);
+  const again = await cli(['delete', 'cli4', '--url', srv.url]);
+  t.equal(again.code, 1);
+  t.match(again.stderr, /404 SESSION_NOT_FOUND/);
+});
+
+t.test('token prints a JWT the server accepts for its scope and sessions, and nothing more', async (t) => {
+  const srv = await startServer(t, { auth: { tokens: [], jwtSecret: SECRET, open: false }, rateLimit: 0 });
+  const made = await cli(['token', '--secret', SECRET, '--scope', 'publish,subscribe', '--session', 'team-a:*', '--ttl', '1h']);
+  t.equal(made.code, 0, made.stderr);
+  const jwt = made.stdout.trim();
+  t.match(jwt, /^[\w-]+\.[\w-]+\.[\w-]+$/);
+  const claims = JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString());
+  t.same([claims.scope, claims.sessions], ['publish subscribe', ['team-a:*']]);
+  t.ok(Math.abs(claims.exp - (Date.now() / 1000 + 3600)) < 30, 'expires in an hour');
+  const auth = { authorization: `Bearer ${jwt}` };
+  t.equal((await srv.post('/v1/sessions/team-a:s1/events', { type: 'n', data: {} }, auth)).status, 202, 'publish in its sessions');
+  t.equal((await srv.get('/v1/sessions/team-a:s1/events', auth)).status, 200, 'subscribe in its sessions');
+  t.equal((await srv.post('/v1/sessions/team-b:s1/events', { type: 'n', data: {} }, auth)).status, 403, 'another session: refused');
+  t.equal((await srv.get('/v1/sessions/team-a:s1/queue', auth)).status, 403, 'another scope: refused');
+
+  const fromEnv = spawnSync(process.execPath, [BIN, 'token', '--scope', 'admin', '--session', '*'], { env: { ...process.env, HOROLOGIUM_JWT_SECRET: SECRET }, encoding: 'utf8' });
+  t.equal(fromEnv.status, 0, 'the secret from HOROLOGIUM_JWT_SECRET');
+  t.equal((await srv.get('/v1/sessions', { authorization: `Bearer ${fromEnv.stdout.trim()}` })).status, 200);
+
+  for (const [args, message] of [
+    [['--secret', SECRET, '--scope', 'publisher', '--session', '*'], /"publisher" is not a scope \(the scopes: publish, consume, subscribe, admin\)/],
+    [['--secret', 'short', '--scope', 'publish', '--session', '*'], /the secret must be at least 32 characters/],
+    [['--secret', SECRET, '--session', '*'], /--scope is needed/],
+    [['--secret', SECRET, '--scope', 'publish'], /--session is needed/],
+    [['--secret', SECRET, '--scope', 'publish', '--session', '*', '--ttl', 'forever'], /--ttl must be at least 1s/],
+  ] as const) {
+    const r = spawnSync(process.execPath, [BIN, 'token', ...args], { env: { ...process.env, HOROLOGIUM_JWT_SECRET: '' }, encoding: 'utf8' });
+    t.equal(r.status, 2, args.join(' '));
+    t.match(r.stderr, message);
+  }
 });

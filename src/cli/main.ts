@@ -1,15 +1,17 @@
 #!/usr/bin/env node
 /**
- * The `horologium` command: `serve`, `tail`, `post`, `sessions`, `queue`. Each command lives in
+ * The `horologium` command: `serve`, `tail`, `post`, `sessions`, `queue`, `delete`, `token`. Each command lives in
  * its own file; this one only assembles them (commander parses, writes `--help`, and refuses
  * unknown options).
  */
 import { Command } from 'commander';
+import { deleteCommand } from './delete-command.js';
 import { postCommand } from './post-command.js';
 import { queueCommand } from './queue-command.js';
 import { serveCommand } from './serve-command.js';
 import { sessionsCommand } from './sessions-command.js';
 import { tailCommand } from './tail-command.js';
+import { tokenCommand } from './token-command.js';
 import { VERSION } from '../version.js';
 
 const program = new Command('horologium')
@@ -22,5 +24,7 @@ tailCommand(program);
 postCommand(program);
 sessionsCommand(program);
 queueCommand(program);
+deleteCommand(program);
+tokenCommand(program);
 
 await program.parseAsync(process.argv);

@@ -1,6 +1,6 @@
 /**
  * `horologium sessions`: the sessions the token covers, most recently active first (section 9),
- * one line each, or `--json` with one summary per line; `--all` follows the pages to the end.
+ * as aligned columns, or `--json` with one summary per line; `--all` follows the pages to the end.
  */
 import type { Command } from 'commander';
 import { HttpClient } from '../producer/http.js';
@@ -13,6 +13,17 @@ interface SessionsFlags extends ConnectionFlags {
   limit: string;
   all?: boolean;
   json?: boolean;
+}
+
+const HEADER = ['SESSION', 'EVENTS', 'ACKED/QUEUE', 'LAST EVENT'] as const;
+
+/** One page as aligned columns (the header on the first page only): ids to the left, numbers to the right. */
+function table(sessions: SessionSummaryJson[], first: boolean, paint: ReturnType<typeof palette>): string {
+  const rows = sessions.map((s) => [s.session, String(s.head), `${s.committed}/${s.queue_head}`, s.last_event_at]);
+  const all = first ? [[...HEADER], ...rows] : rows;
+  const width = HEADER.map((_, k) => Math.max(...all.map((r) => (r[k] as string).length)));
+  const line = (r: string[]) => [(r[0] as string).padEnd(width[0] as number), (r[1] as string).padStart(width[1] as number), (r[2] as string).padStart(width[2] as number), r[3]].join('  ');
+  return all.map((r, k) => `${first && k === 0 ? paint.dim(line(r)) : line(r)}\n`).join('');
 }
 
 export function sessionsCommand(program: Command): void {
@@ -36,13 +47,8 @@ export function sessionsCommand(program: Command): void {
         if (cursor !== null) query.set('cursor', cursor);
         const reply = await http.request({ method: 'GET', path: `/v1/sessions?${query}` });
         const page = JSON.parse(reply.text) as { sessions: SessionSummaryJson[]; next: string | null };
-        for (const s of page.sessions) {
-          process.stdout.write(
-            flags.json
-              ? `${JSON.stringify(s)}\n`
-              : `${paint.bold(s.session)}  events ${s.head}  queue ${s.committed}/${s.queue_head} acked  ${paint.dim(`last ${s.last_event_at}`)}\n`,
-          );
-        }
+        if (flags.json) for (const s of page.sessions) process.stdout.write(`${JSON.stringify(s)}\n`);
+        else process.stdout.write(table(page.sessions, cursor === null, paint));
         cursor = page.next;
       } while (flags.all && cursor !== null);
       if (cursor !== null && !flags.json) process.stderr.write(`${paint.dim('more sessions: --all lists every page')}\n`);
