@@ -1,7 +1,7 @@
 /** The TypeScript client in Node against a real server that is stopped and started again. */
 import t from 'tap';
 import WebSocket from 'ws';
-import { HorologiumClient, type SessionChange, type StatusEvent, type SubscribedInfo } from '../src/client/index.js';
+import { HorologiumClient, isToolCompleted, isToolStarting, type SessionChange, type StatusEvent, type SubscribedInfo } from '../src/client/index.js';
 import { SignJWT } from 'jose';
 import { freePort } from './helpers/process.js';
 import { restartableServer, startServer } from './helpers/server.js';
@@ -161,7 +161,7 @@ t.test('a deleted session: unsubscribed reported, and the next incarnation follo
   const c = new HorologiumClient({
     url: `${srv.url.replace('http', 'ws')}/v1/stream`,
     WebSocket,
-    onEvent: (e) => events.push([e.seq, e.data.k]),
+    onEvent: (e) => events.push([e.seq, (e.data as { k?: unknown }).k]),
     onUnsubscribed: (u) => unsubscribed.push(u),
   });
   t.teardown(() => c.close());
@@ -210,4 +210,26 @@ t.test('watchSessions: changes of the sessions under the prefix, kept across a r
   await api.post('/v1/sessions/team-a:z/events', { type: 'n', data: {} });
   await sleep(1300);
   t.equal(changes.length, before, 'nothing after unwatchSessions');
+});
+
+t.test('status events are typed by their type: the guards narrow to the protocol’s data', async (t) => {
+  const srv = await startServer(t);
+  await srv.post('/v1/sessions/typed/tool-calls', { call_id: 'c1', name: 'grep', args: { q: 'x' } });
+  await srv.post('/v1/sessions/typed/tool-results', { call_id: 'c1', name: 'grep', result: { content: 'found' }, execution_time: 0.25 });
+  await srv.post('/v1/sessions/typed/events', { type: 'progress', data: { step: 1 } });
+  const seen: string[] = [];
+  const client = new HorologiumClient({
+    url: `${srv.url.replace('http', 'ws')}/v1/stream`,
+    WebSocket,
+    onEvent: (e) => {
+      // Each branch reads only what the protocol says its type carries (checked by the type checker).
+      if (isToolStarting(e)) seen.push(`start ${e.data.name} ${e.data.call_id} ${e.data.args} ${JSON.stringify(e.data.arguments)}`);
+      else if (isToolCompleted(e)) seen.push(`done ${e.data.name} ${e.data.is_error} ${e.data.execution_time} ${JSON.stringify(e.data.result)}`);
+      else seen.push(`${e.type} ${JSON.stringify(e.data)}`);
+    },
+  });
+  t.teardown(() => client.close());
+  client.subscribe('typed', 0);
+  await until(() => seen.length === 3);
+  t.same(seen, ['start grep c1 {"q":"x"} {"q":"x"}', 'done grep false 0.25 "found"', 'progress {"step":1}']);
 });

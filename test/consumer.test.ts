@@ -57,7 +57,7 @@ t.test('leaving the loop early acknowledges every entry before the last one it w
   t.equal(await committed('b3'), 4, 'an exception at 5: 1 to 4 acknowledged, 5 kept for the next consumer');
   t.same((await new QueueConsumer({ url: srv.url, session: 'b3', wait: 0 }).read()).entries.map((e) => e.queue_seq), [5, 6]);
 
-  // the README's loop: the last entry acknowledged by hand before break
+  // the loop of docs/sdk-and-cli.md: the last entry acknowledged by hand before break
   const consumer = new QueueConsumer({ url: srv.url, session: 'b4', wait: 0 });
   for await (const entry of consumer) {
     if (entry.queue_seq >= 2) {

@@ -2,7 +2,7 @@
  * The repository stands alone: its protocol document names every code the server sends, and
  * nothing shipped (code, README, the OpenAPI document) points outside the repository.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
@@ -37,4 +37,18 @@ t.test('nothing shipped names a file outside the repository', async (t) => {
   t.same(hits, [], 'src/, README.md and docs/protocol.md');
   t.notMatch(JSON.stringify(openApiDocument()), outside, '/openapi.json');
   t.match(JSON.stringify(openApiDocument()), /docs\/protocol\.md/, '/openapi.json points to the protocol document');
+});
+
+t.test('every relative link of the README, docs/ and examples/README.md leads to a file of the repository', async (t) => {
+  const pages = [join(ROOT, 'README.md'), join(ROOT, 'BENCHMARKS.md'), join(ROOT, 'examples/README.md'), ...[...files(join(ROOT, 'docs'))].filter((p) => p.endsWith('.md'))];
+  let links = 0;
+  for (const page of pages) {
+    for (const [, target] of readFileSync(page, 'utf8').matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^(https?:|mailto:|#)/.test(target as string)) continue;
+      links++;
+      const path = join(page, '..', (target as string).split('#')[0] as string);
+      t.ok(existsSync(path), `${page.slice(ROOT.length)} → ${target}`);
+    }
+  }
+  t.ok(links > 20, `${links} links checked`);
 });

@@ -1,5 +1,5 @@
 /**
- * The one-way flow of src/ (README "Layout"): a module imports only from its own layer or from a
+ * The one-way flow of src/ (docs/development.md): a module imports only from its own layer or from a
  * layer below it. Every import of every file under src/ is read and checked; an upward import fails
  * with the file and the import in the message.
  */

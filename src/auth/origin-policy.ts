@@ -1,6 +1,6 @@
 /**
  * Which browser origins may use the server: the stream, the SSE streams and the HTTP API alike
- * (README "Browsers"). A request without an `Origin` header is not from a browser page and is not
+ * (docs/panel.md, "Origins"). A request without an `Origin` header is not from a browser page and is not
  * concerned; one from an origin this refuses is answered 403 before anything else runs.
  *
  * - HOROLOGIUM_ALLOWED_ORIGINS set: exactly those origins (`*` for any), and the panel's own origin.

@@ -4,7 +4,7 @@
  * for anything else. Control characters a producer sent are shown escaped, never sent to the
  * terminal (a result must not be able to move the cursor or retitle the window).
  */
-import type { StatusEvent } from '../client/index.js';
+import { isToolCompleted, isToolStarting, type StatusEvent } from '../client/index.js';
 import type { Palette } from './colours.js';
 
 const MAX_PREVIEW = 200;
@@ -29,16 +29,15 @@ function previewText(result: unknown): string {
 export function eventLine(event: StatusEvent, paint: Palette): string {
   const time = new Date(event.timestamp * 1000).toISOString().slice(11, 23);
   const head = `${paint.dim(time)} ${paint.dim(`#${event.seq}`)}`;
-  const data = event.data;
-  switch (event.type) {
-    case 'tool_starting':
-      return `${head} ${paint.yellow('▶')} ${paint.bold(printable(String(data.name)))} ${printable(shortened(String(data.args ?? '')))}`;
-    case 'tool_completed': {
-      const mark = data.is_error === true ? paint.red('✗') : paint.green('✓');
-      const seconds = typeof data.execution_time === 'number' ? ` ${paint.dim(`${data.execution_time}s`)}` : '';
-      return `${head} ${mark} ${paint.bold(printable(String(data.name)))}${seconds} ${printable(shortened(previewText(data.result)))}`;
-    }
-    default:
-      return `${head} ${paint.cyan(printable(event.type))} ${printable(shortened(JSON.stringify(data)))}`;
+  if (isToolStarting(event)) {
+    const { data } = event;
+    return `${head} ${paint.yellow('▶')} ${paint.bold(printable(String(data.name)))} ${printable(shortened(String(data.args ?? '')))}`;
   }
+  if (isToolCompleted(event)) {
+    const { data } = event;
+    const mark = data.is_error === true ? paint.red('✗') : paint.green('✓');
+    const seconds = typeof data.execution_time === 'number' ? ` ${paint.dim(`${data.execution_time}s`)}` : '';
+    return `${head} ${mark} ${paint.bold(printable(String(data.name)))}${seconds} ${printable(shortened(previewText(data.result)))}`;
+  }
+  return `${head} ${paint.cyan(printable(event.type))} ${printable(shortened(JSON.stringify(event.data)))}`;
 }

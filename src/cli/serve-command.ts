@@ -1,6 +1,6 @@
 /**
  * `horologium serve`: what `npm start` does. Each flag sets the environment variable of the same
- * setting (README "Configuration"), so the two ways of configuring cannot disagree.
+ * setting (docs/configuration.md), so the two ways of configuring cannot disagree.
  */
 import type { Command } from 'commander';
 import { runServer } from '../serve.js';

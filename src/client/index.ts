@@ -18,14 +18,57 @@ import { fullJitterDelay, type Backoff } from './backoff.js';
 export type SessionChange = (SessionSummaryJson & { deleted?: undefined }) | { session: string; deleted: true };
 export type { SessionSummaryJson };
 
-export interface StatusEvent {
-  type: string;
-  data: Record<string, unknown>;
+/** What every status event carries beside its type and data (docs/protocol.md section 5). */
+interface StatusEventOf<T extends string, D> {
+  type: T;
+  data: D;
   /** Seconds since the epoch, with a fraction (set when the event was accepted). */
   timestamp: number;
   uuid: string;
   session: string;
   seq: number;
+}
+
+/** `tool_starting`'s data (docs/protocol.md section 4). */
+export interface ToolStartingData {
+  name: string;
+  call_id: string;
+  /** A one-line echo of the arguments, at most 120 characters ("" when the call sent none). */
+  args: string;
+  /** The arguments as sent, every string longer than the preview limit truncated; null when none were sent. */
+  arguments: unknown;
+}
+
+/** `tool_completed`'s data (docs/protocol.md section 4). */
+export interface ToolCompletedData {
+  name: string;
+  call_id: string;
+  /** Seconds: the producer's, or measured from the tool-calls; null when neither is known. */
+  execution_time: number | null;
+  is_error: boolean;
+  /** The preview: a `read_file` object as sent, otherwise text of at most the preview limit. */
+  result: string | Record<string, unknown>;
+  /** As in tool_starting: from this result's body, or from the earlier tool-calls. */
+  arguments: unknown;
+}
+
+export type ToolStartingEvent = StatusEventOf<'tool_starting', ToolStartingData>;
+export type ToolCompletedEvent = StatusEventOf<'tool_completed', ToolCompletedData>;
+/** Any other event a producer published: its own type and data object. */
+export type OtherStatusEvent = StatusEventOf<string, Record<string, unknown>>;
+
+/**
+ * A status event, by type. (`type` of an other event is any string, so TypeScript cannot narrow on
+ * `event.type === 'tool_starting'` alone: use isToolStarting / isToolCompleted.)
+ */
+export type StatusEvent = ToolStartingEvent | ToolCompletedEvent | OtherStatusEvent;
+
+export function isToolStarting(event: StatusEvent): event is ToolStartingEvent {
+  return event.type === 'tool_starting';
+}
+
+export function isToolCompleted(event: StatusEvent): event is ToolCompletedEvent {
+  return event.type === 'tool_completed';
 }
 
 export interface SubscribedInfo {

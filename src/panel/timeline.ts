@@ -4,7 +4,7 @@
  * item's first seq. Events at or below the last seq applied are dropped, so replay then live, and
  * a resume after a reconnect, never make a card twice.
  */
-import type { StatusEvent } from '../client/index.js';
+import { isToolStarting, type StatusEvent, type ToolCompletedEvent } from '../client/index.js';
 
 export interface ToolItem {
   kind: 'tool';
@@ -15,7 +15,7 @@ export interface ToolItem {
   /** The short args text of tool_starting (at most 120 characters). */
   args: string;
   startedAt?: number;
-  completed?: StatusEvent;
+  completed?: ToolCompletedEvent;
 }
 
 export interface EventItem {
@@ -60,12 +60,12 @@ export class Timeline {
       const existing = this.byKey.get(key) as ToolItem | undefined;
       const item: ToolItem = existing ?? { kind: 'tool', key, seq: event.seq, callId, name: '', args: '' };
       if (typeof event.data.name === 'string') item.name = event.data.name;
-      if (event.type === 'tool_starting') {
+      if (isToolStarting(event)) {
         item.args = typeof event.data.args === 'string' ? event.data.args : '';
         item.startedAt = event.timestamp;
         item.completed = undefined;
       } else {
-        item.completed = event;
+        item.completed = event as ToolCompletedEvent;
       }
       if (existing) {
         // A card that started in this same batch is drawn whole anyway.
