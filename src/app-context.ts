@@ -21,3 +21,10 @@ export interface AppContext {
   /** The background retention sweep (HOROLOGIUM_RETAIN_ACKED, HOROLOGIUM_SESSION_TTL). */
   retention: Retention;
 }
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The app's shared parts, for plugins that are handed only the instance. */
+    horologium: AppContext;
+  }
+}

@@ -24,8 +24,9 @@ export const LAYERS: ReadonlyArray<readonly string[]> = [
   ['metrics.ts'],
   ['hub', 'openapi.ts', 'asyncapi.ts'],
   ['app-context.ts'],
+  ['http'],
   ['routes'],
-  ['app.ts', 'client-errors.ts'],
+  ['app.ts'],
   ['serve.ts'],
   ['server.ts', 'index.ts', 'cli'],
 ];
@@ -82,6 +83,6 @@ t.test('the check fails on an upward import', async (t) => {
   ]);
   t.same(upwardImports('hub/hub.ts', "import type { Store } from '../store/types.js';\nimport { x } from './connection.js';"), [], 'down and sideways are fine');
   t.same(upwardImports('client/index.ts', "const m = await import('../app.js');"), [
-    'src/client/index.ts imports ../app.js (layer app.ts/client-errors.ts) from below it (layer auth/client/producer)',
+    'src/client/index.ts imports ../app.js (layer app.ts) from below it (layer auth/client/producer)',
   ]);
 });

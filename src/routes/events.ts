@@ -2,8 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app-context.js';
 import { eventsQuerySchema } from '../wire/schemas.js';
-import { validate } from './json-body.js';
-import { sessionOf } from './params.js';
+import { validate } from '../http/json-body.js';
+import { sessionOf } from '../http/params.js';
 
 export function eventRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get('/v1/sessions/:session/events', { config: { scope: 'subscribe' } }, async (request, reply) => {

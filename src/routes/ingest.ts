@@ -12,8 +12,8 @@ import { argumentTexts, withLongStringsTruncated } from '../preview/arguments.js
 import { previewJson } from '../preview/preview.js';
 import type { AppContext } from '../app-context.js';
 import { eventBodySchema, RESERVED_EVENT_TYPES, toolCallBodySchema, toolResultBodySchema } from '../wire/schemas.js';
-import { objectBody, validBody } from './json-body.js';
-import { sessionOf } from './params.js';
+import { objectBody, validBody } from '../http/json-body.js';
+import { sessionOf } from '../http/params.js';
 
 /** Fingerprint of JSON texts; absent members hash differently from any JSON text. */
 function fingerprint(...parts: Array<string | null>): string {

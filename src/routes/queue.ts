@@ -4,8 +4,8 @@ import { HorologiumError } from '../errors.js';
 import type { AppContext } from '../app-context.js';
 import type { QueueEntry, QueuePage } from '../store/types.js';
 import { ackBodySchema, queueQuerySchema } from '../wire/schemas.js';
-import { objectBody, validate, validBody } from './json-body.js';
-import { sessionOf } from './params.js';
+import { objectBody, validate, validBody } from '../http/json-body.js';
+import { sessionOf } from '../http/params.js';
 
 /** One entry as JSON text: `result` is the stored text itself and `message.content` its string. */
 function entryJson(e: QueueEntry): string {

@@ -8,8 +8,8 @@ import { coversSession } from '../auth/principal.js';
 import { HorologiumError } from '../errors.js';
 import { sessionSummaryJson } from '../wire/sessions.js';
 import { sessionsQuerySchema } from '../wire/schemas.js';
-import { validate } from './json-body.js';
-import { sessionOf } from './params.js';
+import { validate } from '../http/json-body.js';
+import { sessionOf } from '../http/params.js';
 
 export function sessionRoutes(app: FastifyInstance, ctx: AppContext): void {
   const { store } = ctx;

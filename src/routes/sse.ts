@@ -22,8 +22,8 @@ import type { StreamKind } from '../wire/stream-kinds.js';
 import { uiMessageStreamFormat } from '../wire/ui-message-stream.js';
 import { agUiQuerySchema, SESSION_ID, sseQuerySchema } from '../wire/schemas.js';
 import { STATUS_STREAM, type SseFormat } from '../wire/sse.js';
-import { objectBody, validate } from './json-body.js';
-import { sessionOf } from './params.js';
+import { objectBody, validate } from '../http/json-body.js';
+import { sessionOf } from '../http/params.js';
 
 type SseStreamKind = Exclude<StreamKind, 'ws'>;
 

@@ -3,6 +3,7 @@
  * path asked with another method is answered 405 with `Allow` instead of 404.
  */
 import type { FastifyInstance } from 'fastify';
+import { HorologiumError } from '../errors.js';
 
 export type AllowedMethods = (path: string) => string[];
 
@@ -20,4 +21,12 @@ export function trackAllowedMethods(app: FastifyInstance): AllowedMethods {
     for (const r of routes) if (r.pattern.test(path)) for (const m of r.methods) allowed.add(m);
     return [...allowed].sort();
   };
+}
+
+/** What a request no route takes gets: 404, or 405 with Allow for a known path asked with another method. */
+export function noRouteError(allowedMethods: AllowedMethods, url: string): HorologiumError {
+  const path = url.split('?')[0] as string;
+  const allowed = allowedMethods(path);
+  if (allowed.length === 0) return new HorologiumError('NOT_FOUND');
+  return new HorologiumError('METHOD_NOT_ALLOWED', `${path} accepts ${allowed.join(', ')}.`, [], { allow: allowed.join(', ') });
 }

@@ -1,0 +1,66 @@
+/**
+ * Fastify's own options for the service: the logger (one request line of our own, never headers or
+ * URLs), request ids, limits and timeouts, and the envelope for what Node's parser and Fastify's
+ * router refuse before a route runs.
+ */
+import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { LogController, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import type { Config } from '../config.js';
+import { errorBody } from '../errors.js';
+import { clientErrorHandler } from './client-errors.js';
+
+/** An `X-Request-Id` a caller (or a proxy) may give: kept when it looks like an id, else replaced. */
+const REQUEST_ID = /^[A-Za-z0-9._:@+=-]{1,128}$/;
+
+/**
+ * LOG_FORMAT=pretty: pino-pretty in pino's transport thread. It is a dev dependency, resolved only
+ * when asked for, so production start-up never loads it; where it is missing, start-up says so.
+ */
+function prettyTransport(): { target: string; options: Record<string, unknown> } {
+  let target: string;
+  try {
+    target = createRequire(import.meta.url).resolve('pino-pretty');
+  } catch {
+    throw new Error('LOG_FORMAT=pretty needs pino-pretty, which is not installed (npm install pino-pretty), or pipe the JSON lines through `npx pino-pretty`');
+  }
+  return { target, options: { colorize: process.stdout.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } };
+}
+
+export function serverOptions(config: Config): FastifyServerOptions {
+  return {
+    logger: {
+      level: config.logLevel,
+      ...(config.logFormat === 'pretty' ? { transport: prettyTransport() } : {}),
+      // The request line (request-log.ts) is the only per-request log; headers and URLs (which may
+      // carry a token) are never logged.
+      serializers: { req: () => ({}), res: () => ({}) },
+    },
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: config.bodyLimit,
+    // Long ids are validated by the routes, with the section 4 envelope.
+    routerOptions: { maxParamLength: 1024 },
+    forceCloseConnections: 'idle',
+    // Requests that arrive while the server closes get the envelope (SHUTTING_DOWN, shutdown.ts),
+    // not Fastify's own 503 body.
+    return503OnClosing: false,
+    // Unique across instances and restarts (a per-process counter repeats); a caller's own id is
+    // kept so one id follows a request through a proxy and into these logs.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    trustProxy: config.trustProxy.length > 0 ? config.trustProxy.join(',') : false,
+    // A request (headers and body) must arrive within a minute: slow partial requests cannot
+    // hold a connection for ever.
+    requestTimeout: 60_000,
+    clientErrorHandler,
+    // A URL Fastify's router cannot decode (bad percent-encoding) gets the envelope too.
+    frameworkErrors: (_error, _request, reply) => {
+      void (reply as FastifyReply)
+        .code(400)
+        .type('application/json; charset=utf-8')
+        .send(errorBody('BAD_REQUEST', 'The URL is not valid (check its percent-encoding).'));
+    },
+  };
+}
