@@ -42,10 +42,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const app = Fastify(serverOptions(config));
 
   const authenticator = new Authenticator(config.auth);
-  const store = options.store ?? createStore(config.store, { historySize: config.historySize });
+  const metrics = new Metrics();
+  const store = options.store ?? createStore(config.store, { historySize: config.historySize, telemetry: metrics.storeTelemetry });
   await store.open();
   for (const warning of (await store.warnings?.()) ?? []) app.log.warn({ store: store.kind, warning: warning.code }, warning.message);
-  const metrics = new Metrics(store);
+  metrics.watchStore(store);
   const queueWatch = new QueueWatch(store);
   const hub = new Hub(store, config.heartbeatMs, metrics.streams);
   metrics.watchStreams(hub);

@@ -7,7 +7,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { AuthFailureKind } from './auth/authenticator.js';
 import type { AuthSurface } from './auth/guard.js';
 import { STREAM_KINDS, type StreamKind } from './wire/stream-kinds.js';
-import type { Store } from './store/types.js';
+import type { Store, StoreTelemetry } from './store/types.js';
 import { VERSION } from './version.js';
 
 const LABELLED_EVENT_TYPES: ReadonlySet<string> = new Set(['tool_starting', 'tool_completed']);
@@ -118,8 +118,11 @@ export class Metrics {
   /** What each stream kind carried, kept as plain numbers on the send path and published at scrape. */
   readonly streams = Object.fromEntries(STREAM_KINDS.map((kind) => [kind, new StreamTotals()])) as Record<StreamKind, StreamTotals>;
 
-  constructor(store: Store) {
+  private store: Store | undefined;
+
+  constructor() {
     const registry = this.registry;
+    const metrics = this;
     new Gauge({
       name: 'horologium_build_info',
       help: 'Always 1; the labels say which build runs on which Node.js.',
@@ -146,24 +149,33 @@ export class Metrics {
       registers: [registry],
       async collect() {
         // An unreachable store must not turn /metrics into a 500; the gauge keeps its last value.
-        const depth = await store.queueDepth().catch(() => undefined);
+        const depth = await metrics.store?.queueDepth().catch(() => undefined);
         if (depth !== undefined) this.set(depth);
       },
     });
     // Under their standard names (process_cpu_seconds_total, nodejs_heap_size_used_bytes, …), which
     // stock dashboards expect.
     collectDefaultMetrics({ register: registry });
+  }
+
+  /** The store's telemetry (StoreOptions.telemetry): its commits and its connection trouble. */
+  readonly storeTelemetry: StoreTelemetry = {
+    committed: (writes, seconds) => {
+      this.storeCommitDuration.observe(seconds);
+      this.storeCommitWrites.observe(writes);
+    },
+    trouble: (kind) => (kind === 'reconnect' ? this.redisReconnects : this.redisCommandErrors).inc(),
+  };
+
+  /** What is read from the store itself: the events it appends, and the queue depth at each scrape. */
+  watchStore(store: Store): void {
+    this.store = store;
     store.listen({
       events: (events) => {
         // A producer chooses event types freely; a label per type would let it create any number
         // of series, so only the types the service itself defines are labels of their own.
         for (const e of events) this.eventsAppended.inc({ type: LABELLED_EVENT_TYPES.has(e.type) ? e.type : 'other' });
       },
-      committed: (writes, seconds) => {
-        this.storeCommitDuration.observe(seconds);
-        this.storeCommitWrites.observe(writes);
-      },
-      trouble: (kind) => (kind === 'reconnect' ? this.redisReconnects : this.redisCommandErrors).inc(),
     });
   }
 

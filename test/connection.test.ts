@@ -49,7 +49,7 @@ class FakeTransport implements Transport {
 
 /** Telemetry that logs nothing: these tests look at what the transport was given. */
 const quietTelemetry = () => new StreamTelemetry('ws', new StreamTotals(), pino({ enabled: false }), '127.0.0.1', undefined);
-const streamTotals = () => new Metrics(new MemoryStore({ historySize: 10 })).streams;
+const streamTotals = () => new Metrics().streams;
 
 const statusSeqs = (tr: FakeTransport) => tr.sent.filter((m) => m.method === 'status').map((m) => m.seq);
 

@@ -1,5 +1,5 @@
 /** The set of commit listeners a backend notifies; one listener's throw never stops the others. */
-import type { Applied, EventRecord, StoreListener, StoreTrouble } from './types.js';
+import type { Applied, EventRecord, StoreListener } from './types.js';
 
 /** What a committed write tells listeners: the event it appended and the queue head it moved. */
 export function committed(applied: Applied): { event?: EventRecord; queueHead?: number } {
@@ -66,13 +66,6 @@ export class Listeners {
     this.each((l) => l.resync?.());
   }
 
-  committed(writes: number, seconds: number): void {
-    this.each((l) => l.committed?.(writes, seconds));
-  }
-
-  trouble(kind: StoreTrouble): void {
-    this.each((l) => l.trouble?.(kind));
-  }
 
   private each(notify: (listener: StoreListener) => void): void {
     for (const l of this.all) {

@@ -114,7 +114,7 @@ export class RedisStore implements Store {
     // not as crashes.
     this.redis.on('error', () => undefined);
     this.subscriber.on('error', () => undefined);
-    for (const connection of [this.redis, this.subscriber]) connection.on('reconnecting', () => this.listeners.trouble('reconnect'));
+    for (const connection of [this.redis, this.subscriber]) connection.on('reconnecting', () => this.options.telemetry?.trouble('reconnect'));
     this.subscriber.on('message', (_channel: string, message: string) => this.received(message));
     this.subscriber.on('ready', () => {
       if (!this.subscribedOnce) return;
@@ -350,7 +350,7 @@ export class RedisStore implements Store {
     try {
       return await run();
     } catch (err) {
-      this.listeners.trouble('command_error');
+      this.options.telemetry?.trouble('command_error');
       throw new StoreUnavailableError(`redis: ${(err as Error).message}`, { cause: err });
     }
   }
@@ -359,7 +359,7 @@ export class RedisStore implements Store {
   private async commit<T>(run: () => Promise<T>): Promise<T> {
     const started = performance.now();
     const reply = await this.call(run);
-    this.listeners.committed(1, (performance.now() - started) / 1000);
+    this.options.telemetry?.committed(1, (performance.now() - started) / 1000);
     return reply;
   }
 

@@ -300,7 +300,7 @@ export class SqliteStore implements Store {
     } else {
       this.commitFailure = undefined;
       // The writer joins the batches waiting for it into one transaction: one commit of them all.
-      if (firstSent !== Infinity && writes.length > 0) this.listeners.committed(writes.length, (performance.now() - firstSent) / 1000);
+      if (firstSent !== Infinity && writes.length > 0) this.options.telemetry?.committed(writes.length, (performance.now() - firstSent) / 1000);
       this.announce(writes, reply.results);
     }
     this.send();

@@ -221,13 +221,6 @@ export interface StoreListener {
    * that was lost and is back): re-read from the store what must not be missed.
    */
   resync?(): void;
-  /**
-   * A commit reached the backend: how many writes it held (sqlite joins concurrent writes into one
-   * transaction; a redis script is one write) and how long it took, from hand-over to reply.
-   */
-  committed?(writes: number, seconds: number): void;
-  /** The backend had trouble (redis): a command failed, or a connection is reconnecting. */
-  trouble?(kind: StoreTrouble): void;
 }
 
 /** One warning of Store.warnings: a stable code and a sentence for people. */
@@ -290,6 +283,22 @@ export interface Store {
 export interface StoreOptions {
   /** Events retained per session (HOROLOGIUM_HISTORY_SIZE). */
   historySize: number;
+  /** Where the backend reports how its commits and connections fare (the metrics); none in most tests. */
+  telemetry?: StoreTelemetry;
+}
+
+/**
+ * How the backend fares, for operators (metrics.ts): apart from the domain listeners, which hear
+ * what was committed, and given at construction, since it is one sink for the store's lifetime.
+ */
+export interface StoreTelemetry {
+  /**
+   * A commit reached the backend: how many writes it held (sqlite joins concurrent writes into one
+   * transaction; a redis script is one write) and how long it took, from hand-over to reply.
+   */
+  committed(writes: number, seconds: number): void;
+  /** The backend had trouble (redis): a command failed, or a connection is reconnecting. */
+  trouble(kind: StoreTrouble): void;
 }
 
 /** The backend cannot be reached or cannot commit; the request stored nothing (503). */
