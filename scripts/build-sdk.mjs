@@ -3,10 +3,11 @@
 // package, into sdk/dist. The SDK so carries no server code and no dependency.
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const sdk = fileURLToPath(new URL('../sdk/', import.meta.url));
 const tsc = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
-rmSync(new URL('dist', `file://${sdk}`), { recursive: true, force: true });
+rmSync(join(sdk, 'dist'), { recursive: true, force: true });
 const build = spawnSync(process.execPath, [tsc, '-p', sdk], { stdio: 'inherit' });
 process.exit(build.status ?? 1);

@@ -8,7 +8,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
 import { jwtPublicKey, type PublicKey } from './keys.js';
-import { SCOPES, type Principal, type Scope, type StaticToken } from './principal.js';
+import { SCOPE_LIST, unknownScopes, type Principal, type Scope, type StaticToken } from './principal.js';
 
 /** Where tokens come from (HOROLOGIUM_TOKENS, HOROLOGIUM_JWT_SECRET, HOROLOGIUM_JWT_PUBLIC_KEY). */
 export interface AuthSettings {
@@ -99,9 +99,9 @@ export class Authenticator {
     const named = scope.split(' ').filter((s) => s !== '');
     // A misspelt scope (`publisher`) would otherwise leave a token that can do less than meant,
     // refused later with a 403 that does not say why.
-    const unknown = named.filter((s) => !(SCOPES as readonly string[]).includes(s));
-    if (unknown.length > 0) throw new AuthError('invalid', `the token's scope claim names ${unknown.map((s) => JSON.stringify(s)).join(', ')}, which is not a scope (the scopes: ${SCOPES.join(', ')})`);
-    if (named.length === 0) throw new AuthError('invalid', `the token's scope claim is empty (the scopes: ${SCOPES.join(', ')})`);
+    const unknown = unknownScopes(named);
+    if (unknown.length > 0) throw new AuthError('invalid', `the token's scope claim names ${unknown.join(', ')}, which is not a scope ${SCOPE_LIST}`);
+    if (named.length === 0) throw new AuthError('invalid', `the token's scope claim is empty ${SCOPE_LIST}`);
     const scopes = new Set(named as Scope[]);
     return { id: tokenId(token), scopes, sessions: sessions as string[], expiresAt: (payload.exp as number) * 1000 };
   }

@@ -7,10 +7,18 @@ import { z } from 'zod';
 export const SCOPES = ['publish', 'consume', 'subscribe', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
 
+/** Said beside every refused scope name: what the scopes are. */
+export const SCOPE_LIST = `(the scopes: ${SCOPES.join(', ')})`;
+
+/** The names among `names` that are not scopes (a misspelt `publisher`), each as JSON text. */
+export function unknownScopes(names: readonly string[]): string[] {
+  return names.filter((n) => !(SCOPES as readonly string[]).includes(n)).map((n) => JSON.stringify(n));
+}
+
 /** One entry of HOROLOGIUM_TOKENS. */
 export const staticToken = z.object({
   token: z.string().min(16, 'a static token must be at least 16 characters'),
-  scopes: z.array(z.enum(SCOPES, { error: (issue) => `${JSON.stringify(issue.input)} is not a scope (the scopes: ${SCOPES.join(', ')})` })).min(1),
+  scopes: z.array(z.enum(SCOPES, { error: (issue) => `${JSON.stringify(issue.input)} is not a scope ${SCOPE_LIST}` })).min(1),
   sessions: z.array(z.string().min(1)).min(1),
 });
 export type StaticToken = z.infer<typeof staticToken>;

@@ -6,7 +6,7 @@
  */
 import { Option, type Command } from 'commander';
 import { SignJWT } from 'jose';
-import { SCOPES } from '../auth/principal.js';
+import { SCOPE_LIST, SCOPES, unknownScopes } from '../auth/principal.js';
 import { parseDuration } from '../config.js';
 import { reportingErrors, UsageError } from './connection.js';
 
@@ -34,8 +34,8 @@ export function tokenCommand(program: Command): void {
         if (flags.secret.length < 32) throw new UsageError(`the secret must be at least 32 characters (the server refuses a shorter HOROLOGIUM_JWT_SECRET); this one has ${flags.secret.length}`);
         const scopes = flags.scope ?? [];
         if (scopes.length === 0) throw new UsageError(`--scope is needed: one or more of ${SCOPES.join(', ')}`);
-        const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
-        if (unknown.length > 0) throw new UsageError(`${unknown.map((s) => JSON.stringify(s)).join(', ')} is not a scope (the scopes: ${SCOPES.join(', ')})`);
+        const unknown = unknownScopes(scopes);
+        if (unknown.length > 0) throw new UsageError(`${unknown.join(', ')} is not a scope ${SCOPE_LIST}`);
         const sessions = flags.session ?? [];
         if (sessions.length === 0) throw new UsageError("--session is needed: a session id, or a prefix ending in * ('*' for all)");
         const ms = parseDuration(flags.ttl);

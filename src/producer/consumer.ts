@@ -109,7 +109,10 @@ export class QueueConsumer implements AsyncIterable<QueueEntry> {
           yield entry;
           done = entry.queue_seq;
         }
-        if (auto && done > acked) acked = await this.ack(done).then(() => done);
+        if (auto && done > acked) {
+          await this.ack(done);
+          acked = done;
+        }
       }
     } finally {
       // Best effort: if this acknowledgement fails, those entries are handed out again.

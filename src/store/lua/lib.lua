@@ -57,8 +57,7 @@ end
 -- and when the heads are older than the queue (lost, or restored from an earlier moment) the
 -- cursor goes back to just before the first entry kept: delivered again rather than lost.
 -- O(entries), but only on this repair path, once.
-local function repair_queue(heads, queue, fields)
-  redis.call('HSET', heads, 'queue_fields', fields)
+local function repair_queue(heads, queue)
   local head = tonumber(redis.call('HGET', heads, 'queue_head') or '0')
   local low, high = nil, 0
   for _, field in ipairs(redis.call('HKEYS', queue)) do
@@ -84,25 +83,29 @@ end
 -- subscribers to it (docs/protocol.md, sections 5 and 6). The queue keeps what survives
 -- (repair_queue) and the call records what survives. A session written before the heads counted
 -- fields (created_at but no count) has its counts taken as they are. Returns true when it reset.
+-- True when `hash` holds another number of fields than the heads count under `name` (which is then
+-- set to what it holds). A session written before the heads counted (`existing`: created_at, but
+-- no count) has its count taken as it is, and lost nothing.
+local function fields_lost(heads, hash, name, existing)
+  local len = redis.call('HLEN', hash)
+  local count = redis.call('HGET', heads, name)
+  if not count and existing then
+    redis.call('HSET', heads, name, len)
+    return false
+  end
+  if tonumber(count or '0') == len then return false end
+  redis.call('HSET', heads, name, len)
+  return true
+end
+
 local function check_session(heads, events, queue, calls, epoch, channel, session)
   local damaged = log_damaged(heads, events)
   local existing = redis.call('HEXISTS', heads, 'created_at') == 1
-  local qlen = redis.call('HLEN', queue)
-  local qcount = redis.call('HGET', heads, 'queue_fields')
-  if not qcount and existing then
-    redis.call('HSET', heads, 'queue_fields', qlen)
-  elseif tonumber(qcount or '0') ~= qlen then
+  if fields_lost(heads, queue, 'queue_fields', existing) then
     damaged = true
-    repair_queue(heads, queue, qlen)
+    repair_queue(heads, queue)
   end
-  local clen = redis.call('HLEN', calls)
-  local ccount = redis.call('HGET', heads, 'call_fields')
-  if not ccount and existing then
-    redis.call('HSET', heads, 'call_fields', clen)
-  elseif tonumber(ccount or '0') ~= clen then
-    damaged = true
-    redis.call('HSET', heads, 'call_fields', clen)
-  end
+  if fields_lost(heads, calls, 'call_fields', existing) then damaged = true end
   if not damaged then return false end
   redis.call('DEL', events)
   redis.call('HDEL', heads, 'event_head', 'event_oldest')
