@@ -26,7 +26,7 @@ export function storeBehaviour(t: Test, make: StoreFactory): void {
   t.test('seqs start at 1 and have no gaps across kinds of writes', async (t) => {
     const { store } = await make(t, { historySize: 100 });
     const a = await store.appendEvent('s', 'note', '{"n":1}');
-    const started = await store.startCall('s', { callId: 'c1', name: 'grep', argsJson: '{"q":1}', argumentsJson: '{"q":1}', fingerprint: 'f', data: '{}' });
+    const started = await store.startCall('s', { callId: 'c1', name: 'grep', argsJson: '{"q":1}', fingerprint: 'f', args: { echo: '"{\\"q\\":1}"', arguments: '{"q":1}' } });
     const done = await store.completeCall('s', result('c1', '{"big":12345678901234567890123}'));
     const other = await store.appendEvent('other', 'note', '{}');
     t.equal(a.seq, 1);
@@ -67,7 +67,7 @@ export function storeBehaviour(t: Test, make: StoreFactory): void {
     t.match(twin2, { status: 'duplicate', queueSeq: 2 });
     t.equal((await store.readQueue('s', 0, 10)).head, 2, 'stored once');
     t.equal((await store.readEvents('s', 0, 10)).head, 2, 'published once');
-    const startAgain = { callId: 'c3', name: 'x', argsJson: null, argumentsJson: 'null', fingerprint: 'f', data: '{}' };
+    const startAgain = { callId: 'c3', name: 'x', argsJson: null, fingerprint: 'f', args: { echo: '""', arguments: 'null' } };
     t.match(await store.startCall('s', startAgain), { status: 'created', eventSeq: 3 });
     t.same(await store.startCall('s', startAgain), { status: 'duplicate', eventSeq: 3 });
     t.equal((await store.startCall('s', { ...startAgain, fingerprint: 'g' })).status, 'conflict');
@@ -89,7 +89,7 @@ export function storeBehaviour(t: Test, make: StoreFactory): void {
     ]);
     t.match(a, { status: 'created', event: { seq: 3 } });
     t.same(b, { status: 'duplicate', eventSeq: 3 }, 'a concurrent twin is stored once');
-    t.match(await store.startCall('s', { callId: 'e-1', name: 'x', argsJson: null, argumentsJson: 'null', fingerprint: 'f', data: '{}' }), { status: 'created', eventSeq: 4 }, 'an event_id and a call_id never meet');
+    t.match(await store.startCall('s', { callId: 'e-1', name: 'x', argsJson: null, fingerprint: 'f', args: { echo: '""', arguments: 'null' } }), { status: 'created', eventSeq: 4 }, 'an event_id and a call_id never meet');
     const page = await store.readEvents('s', 0, 10);
     t.same(page.events.map((e) => e.seq), [1, 2, 3, 4], 'nothing stored twice');
     t.equal((await store.readQueue('s', 0, 10)).head, 0, 'event keys are not queue entries');
@@ -221,7 +221,7 @@ export function storeBehaviour(t: Test, make: StoreFactory): void {
     const { store } = await make(t, { historySize: 100 });
     const heard: string[] = [];
     store.listen({ deleted: (s) => heard.push(s) });
-    await store.startCall('d', { callId: 'c1', name: 'grep', argsJson: null, argumentsJson: 'null', fingerprint: 'f', data: '{}' });
+    await store.startCall('d', { callId: 'c1', name: 'grep', argsJson: null, fingerprint: 'f', args: { echo: '""', arguments: 'null' } });
     await store.completeCall('d', result('c1', '{"a":1}'));
     await store.appendEvent('keep', 'note', '{}');
     const before = await store.readEvents('d', 0, 10);

@@ -6,7 +6,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { HorologiumError } from '../errors.js';
-import { toolStartingData } from '../wire/tool-events.js';
 import { jsonText, member, type JsonNode } from '../json/lossless.js';
 import { argumentTexts, withLongStringsTruncated } from '../preview/arguments.js';
 import { previewJson } from '../preview/preview.js';
@@ -37,10 +36,9 @@ export function ingestRoutes(app: FastifyInstance, ctx: AppContext): void {
     const outcome = await store.startCall(session, {
       callId: fields.call_id,
       name: fields.name,
+      args,
       argsJson,
-      argumentsJson: args.arguments,
       fingerprint: fingerprint(fields.name, argsJson),
-      data: toolStartingData({ name: fields.name, callId: fields.call_id, args }),
     });
     if (outcome.status === 'conflict') throw new HorologiumError('CALL_ID_CONFLICT', `call_id ${fields.call_id}: ${outcome.message}.`);
     if (outcome.status === 'duplicate') return reply.code(200).send({ event_seq: outcome.eventSeq, duplicate: true });

@@ -5,9 +5,7 @@
  * sqlite cannot drift apart.
  */
 import { randomUUID } from 'node:crypto';
-import { NO_ARGUMENTS } from '../preview/arguments.js';
-import { statusFrame, statusFrameHead } from '../wire/frames.js';
-import { toolCompletedData } from '../wire/tool-events.js';
+import { composeEvent, composeToolCompleted, composeToolStarting, frameOf, type ComposedEvent, type EventStamp } from '../wire/event-composer.js';
 import type {
   AckOutcome,
   Applied,
@@ -106,7 +104,7 @@ export class Ledger {
     if (repeat) return repeat;
     const now = this.clock();
     const heads = tx.heads(session);
-    const event = this.event(tx, session, heads, 'tool_starting', input.data, now);
+    const event = this.event(tx, session, heads, composeToolStarting(input, stampOf(session, now)));
     tx.setHeads(session, active(tx, session, heads, event.seq, now));
     tx.putCall(session, input.callId, { started: { ...startedCall(input, now), eventSeq: event.seq } });
     return { status: 'created', eventSeq: event.seq, event };
@@ -116,13 +114,13 @@ export class Ledger {
     const record = tx.call(session, input.callId) ?? {};
     const now = this.clock();
     // Everything that can throw comes before the first write, so a failure stores nothing.
-    const decided = completion(record, input, now);
+    const decided = completion(record, input, stampOf(session, now));
     if ('repeat' in decided) return decided.repeat;
-    const { data, entry } = decided;
+    const { composed, entry } = decided;
     const heads = tx.heads(session);
     const queueSeq = heads.queueHead + 1;
     tx.insertQueueEntry(session, { queueSeq, ...entry });
-    const event = this.event(tx, session, heads, 'tool_completed', data, now);
+    const event = this.event(tx, session, heads, composed);
     tx.setHeads(session, { ...active(tx, session, heads, event.seq, now), queueHead: queueSeq });
     tx.putCall(session, input.callId, {
       ...record,
@@ -134,7 +132,7 @@ export class Ledger {
   appendEvent(tx: LedgerTx, session: string, type: string, dataJson: string): EventRecord {
     const heads = tx.heads(session);
     const now = this.clock();
-    const event = this.event(tx, session, heads, type, dataJson, now);
+    const event = this.event(tx, session, heads, composeEvent(type, dataJson, stampOf(session, now)));
     tx.setHeads(session, active(tx, session, heads, event.seq, now));
     return event;
   }
@@ -149,21 +147,18 @@ export class Ledger {
   }
 
   /** Appends the session's next event and trims the history behind it. */
-  private event(
-    tx: LedgerTx,
-    session: string,
-    heads: SessionHeads,
-    type: string,
-    dataJson: string,
-    now: number,
-  ): EventRecord {
+  private event(tx: LedgerTx, session: string, heads: SessionHeads, composed: ComposedEvent): EventRecord {
     const seq = heads.eventHead + 1;
-    const head = statusFrameHead({ type, dataJson, timestamp: now, uuid: randomUUID(), session });
-    const event: EventRecord = { session, seq, type, frame: statusFrame(head, seq) };
+    const event: EventRecord = { session, seq, type: composed.type, frame: frameOf(composed.head, seq) };
     tx.insertEvent(event);
     if (seq > this.historySize) tx.trimEvents(session, seq - this.historySize + 1);
     return event;
   }
+}
+
+/** The stamp of an event accepted at `now` (seconds). */
+export function stampOf(session: string, now: number): EventStamp {
+  return { session, timestamp: now, uuid: randomUUID() };
 }
 
 /** The heads after a write that appended event `seq` at `now` (seconds), creating the session if new. */
@@ -210,22 +205,20 @@ export function startRepeat(record: CallRecord | undefined, input: StartCallInpu
 
 /**
  * What a tool-results writes, decided from the call's record: the reply to a repeat, or the
- * tool_completed data and the queue entry (but its queueSeq).
+ * tool_completed event (but its seq) and the queue entry (but its queueSeq).
  */
 export function completion(
   record: CallRecord,
   input: CompleteCallInput,
-  now: number,
-): { repeat: CompleteCallOutcome } | { data: string; entry: Omit<QueueEntry, 'queueSeq'> } {
+  stamp: EventStamp,
+): { repeat: CompleteCallOutcome } | { composed: ComposedEvent; entry: Omit<QueueEntry, 'queueSeq'> } {
   const repeat = completeRepeat(record, input);
   if (repeat) return { repeat };
   const started = record.started;
+  const now = stamp.timestamp;
   const executionTimeJson = executionTimeOf(input, started, now);
-  const data = toolCompletedData(input.completed, {
-    executionTimeJson,
-    startedArgumentsJson: started?.argumentsJson ?? NO_ARGUMENTS.arguments,
-  });
-  return { data, entry: queueEntryOf(input, started, executionTimeJson, now) };
+  const composed = composeToolCompleted(input.completed, { executionTimeJson, startedArgumentsJson: started?.argumentsJson ?? null }, stamp);
+  return { composed, entry: queueEntryOf(input, started, executionTimeJson, now) };
 }
 
 /** The reply to a tool-results whose call_id already has a result; undefined when it has none. */
@@ -238,7 +231,7 @@ function completeRepeat(record: CallRecord | undefined, input: CompleteCallInput
 
 /** What a started call keeps for its result (its eventSeq is added by the write). */
 export function startedCall(input: StartCallInput, now: number): Omit<NonNullable<CallRecord['started']>, 'eventSeq'> {
-  return { name: input.name, argsJson: input.argsJson, argumentsJson: input.argumentsJson, startedAt: now, fingerprint: input.fingerprint };
+  return { name: input.name, argsJson: input.argsJson, argumentsJson: input.args.arguments, startedAt: now, fingerprint: input.fingerprint };
 }
 
 /** The producer's execution time, else the time since tool_starting, else null (JSON text). */

@@ -14,8 +14,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { statusFrame, statusFrameHead } from '../wire/frames.js';
-import { completion, eventKeyRecord, keyedEventRepeat, startedCall, startRepeat, systemClock, type CallRecord, type Clock } from './ledger.js';
+import { composeEvent, composeToolStarting, frameOf, type ComposedEvent } from '../wire/event-composer.js';
+import { completion, eventKeyRecord, keyedEventRepeat, stampOf, startedCall, startRepeat, systemClock, type CallRecord, type Clock } from './ledger.js';
 import { Listeners } from './listeners.js';
 import { DurabilityCheck } from './redis-durability.js';
 import { SCRIPTS } from './redis-scripts.js';
@@ -76,7 +76,12 @@ function callRecord(fields: Reply): CallRecord {
 /** An events-hash item ("<type>\n<frame head>") of a seq, as an EventRecord. */
 function eventRecord(session: string, seq: number, item: string): EventRecord {
   const nl = item.indexOf('\n');
-  return { session, seq, type: item.slice(0, nl), frame: statusFrame(item.slice(nl + 1), seq) };
+  return { session, seq, type: item.slice(0, nl), frame: frameOf(item.slice(nl + 1), seq) };
+}
+
+/** The record of a composed event once the script gave it its seq. */
+function committed(session: string, seq: number, composed: ComposedEvent): EventRecord {
+  return { session, seq, type: composed.type, frame: frameOf(composed.head, seq) };
 }
 
 /** The [seq, value] pairs after the first `skip` items of a script's reply. */
@@ -169,33 +174,32 @@ export class RedisStore implements Store {
 
   private async append(session: string, type: string, dataJson: string, key: EventKey | undefined): Promise<KeyedEventOutcome> {
     const k = keys(session);
-    const head = statusFrameHead({ type, dataJson, timestamp: this.clock(), uuid: randomUUID(), session });
+    const composed = composeEvent(type, dataJson, stampOf(session, this.clock()));
     const reply = await this.commit(() =>
       this.redis.hAppend(
         k.heads, k.events, k.queue, k.calls, INDEX_KEY,
-        head, this.options.historySize, randomUUID(), CHANNEL, session, type, Date.now(), key ? eventKeyRecord(key.id) : '', key?.fingerprint ?? '',
+        composed.head, this.options.historySize, randomUUID(), CHANNEL, session, type, Date.now(), key ? eventKeyRecord(key.id) : '', key?.fingerprint ?? '',
       ),
     );
     if (reply[0] === 'exists' && key) {
       return keyedEventRepeat({ completed: { fingerprint: String(reply[1]), queueSeq: 0, eventSeq: Number(reply[2]) } }, key) as KeyedEventOutcome;
     }
-    const seq = Number(reply[1]);
-    return { status: 'created', event: { session, seq, type, frame: statusFrame(head, seq) } };
+    return { status: 'created', event: committed(session, Number(reply[1]), composed) };
   }
 
   async startCall(session: string, input: StartCallInput): Promise<StartCallOutcome> {
     const k = keys(session);
     const now = this.clock();
-    const head = statusFrameHead({ type: 'tool_starting', dataJson: input.data, timestamp: now, uuid: randomUUID(), session });
+    const composed = composeToolStarting(input, stampOf(session, now));
     const started = JSON.stringify(startedCall(input, now));
     const reply = await this.commit(() =>
-      this.redis.hStartCall(k.heads, k.events, k.queue, k.calls, INDEX_KEY, input.callId, head, started, this.options.historySize, randomUUID(), CHANNEL, session, Date.now()),
+      this.redis.hStartCall(k.heads, k.events, k.queue, k.calls, INDEX_KEY, input.callId, composed.head, started, this.options.historySize, randomUUID(), CHANNEL, session, Date.now()),
     );
     if (reply[0] === 'exists') {
       return startRepeat(callRecord(reply.slice(1)), input) ?? { status: 'conflict', message: 'this call_id already has a record' };
     }
-    const seq = Number(reply[1]);
-    return { status: 'created', eventSeq: seq, event: { session, seq, type: 'tool_starting', frame: statusFrame(head, seq) } };
+    const event = committed(session, Number(reply[1]), composed);
+    return { status: 'created', eventSeq: event.seq, event };
   }
 
   async completeCall(session: string, input: CompleteCallInput): Promise<CompleteCallOutcome> {
@@ -205,15 +209,13 @@ export class RedisStore implements Store {
     let record: CallRecord = {};
     let expected = '';
     for (let attempt = 0; attempt < MAX_RECOMPOSE; attempt++) {
-      const now = this.clock();
-      const decided = completion(record, input, now);
+      const decided = completion(record, input, stampOf(session, this.clock()));
       if ('repeat' in decided) return decided.repeat;
-      const head = statusFrameHead({ type: 'tool_completed', dataJson: decided.data, timestamp: now, uuid: randomUUID(), session });
       const entry = JSON.stringify(decided.entry);
       const reply = await this.commit(() =>
         this.redis.hCompleteCall(
           k.heads, k.events, k.queue, k.calls, DEPTH_KEY, INDEX_KEY,
-          input.callId, expected, entry, head, input.fingerprint, this.options.historySize, randomUUID(), CHANNEL, session, Date.now(),
+          input.callId, expected, entry, decided.composed.head, input.fingerprint, this.options.historySize, randomUUID(), CHANNEL, session, Date.now(),
         ),
       );
       if (reply[0] === 'changed') {
@@ -221,9 +223,8 @@ export class RedisStore implements Store {
         expected = typeof reply[1] === 'string' ? reply[1] : '';
         continue;
       }
-      const queueSeq = Number(reply[1]);
-      const seq = Number(reply[2]);
-      return { status: 'created', queueSeq, eventSeq: seq, event: { session, seq, type: 'tool_completed', frame: statusFrame(head, seq) } };
+      const event = committed(session, Number(reply[2]), decided.composed);
+      return { status: 'created', queueSeq: Number(reply[1]), eventSeq: event.seq, event };
     }
     throw new StoreUnavailableError('the call record kept changing under this write; retry');
   }
@@ -375,7 +376,7 @@ export class RedisStore implements Store {
     const { kind, session } = header;
     if (typeof session !== 'string') return;
     if (kind === 'e' && typeof header.seq === 'number' && typeof header.type === 'string' && nl >= 0) {
-      const event: EventRecord = { session, seq: header.seq, type: header.type, frame: statusFrame(message.slice(nl + 1), header.seq) };
+      const event: EventRecord = { session, seq: header.seq, type: header.type, frame: frameOf(message.slice(nl + 1), header.seq) };
       if (typeof header.epoch === 'string') event.epoch = header.epoch;
       this.listeners.events([event]);
     } else if (kind === 'q' && typeof header.head === 'number') {

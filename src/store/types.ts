@@ -1,5 +1,5 @@
 import type { SessionSummary } from '../wire/sessions.js';
-import type { ToolCompletedFields } from '../wire/tool-events.js';
+import type { ToolCompletedFields, ToolStartingFields } from '../wire/event-composer.js';
 
 /**
  * The Store contract: what every backend (memory.ts, sqlite.ts, redis.ts) guarantees.
@@ -62,15 +62,12 @@ export interface StartedCall {
   startedAt: number;
 }
 
-export interface StartCallInput {
-  callId: string;
-  name: string;
+/** A tool-calls write: what its tool_starting event says (name, callId, args) and what is kept of it. */
+export interface StartCallInput extends ToolStartingFields {
+  /** Canonical JSON text of the body's args, or null when absent. */
   argsJson: string | null;
   /** Fingerprint of name and args: a repeat with another fingerprint is a conflict. */
   fingerprint: string;
-  /** The tool_starting event data as JSON text. */
-  data: string;
-  argumentsJson: string;
 }
 
 export type StartCallOutcome =
@@ -92,7 +89,7 @@ export interface CompleteCallInput {
   fingerprint: string;
   /**
    * What the route knows of the tool_completed data; the write adds the execution time in effect
-   * and, when the body sent no args, the started call's arguments (wire/tool-events.ts).
+   * and, when the body sent no args, the started call's arguments (wire/event-composer.ts).
    */
   completed: ToolCompletedFields;
 }

@@ -4,38 +4,11 @@
  * WebSocket text message, an SSE `data:` line, or an element of the HTTP replay's `events`. The
  * bytes a transport puts on the wire for a frame are its *encoding* (hub/transport.ts).
  *
- * Status frames are built by string concatenation from JSON texts that are already canonical, so
- * numbers and key order in event data survive and each frame is built once, whoever receives it.
+ * The status frames of stored events are built by the event composer (wire/event-composer.ts);
+ * this file builds the stream's control frames.
  */
 
 import type { FrameErrorCode } from '../errors.js';
-
-/** What a status event is before its seq is known (a backend assigns the seq inside its commit). */
-export interface StatusEventParts {
-  type: string;
-  /** The event's data as canonical JSON text. */
-  dataJson: string;
-  /** Seconds since the epoch, set when the server accepted the event. */
-  timestamp: number;
-  uuid: string;
-  session: string;
-}
-
-/**
- * The status frame's text up to its seq. A backend that learns the seq only inside its atomic step
- * (Redis runs Lua) stores this head and the seq side by side, and `statusFrame` joins them.
- */
-export function statusFrameHead(e: StatusEventParts): string {
-  return (
-    `{"method":"status","result":{"type":${JSON.stringify(e.type)},"data":${e.dataJson},` +
-    `"timestamp":${e.timestamp},"uuid":${JSON.stringify(e.uuid)},"session":${JSON.stringify(e.session)},"seq":`
-  );
-}
-
-/** The HorologiumAeternum status framing with `session` and `seq` added. */
-export function statusFrame(head: string, seq: number): string {
-  return `${head}${seq}}}`;
-}
 
 export interface SubscribedResult {
   session: string;

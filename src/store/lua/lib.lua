@@ -7,7 +7,7 @@
 --                 committed, epoch, created_at, last_event_at (ms),
 --                 queue_oldest (the first queue_seq still kept; absent means 1)
 --   events  HASH  seq -> "<type>\n<frame head>": the status frame's text up to its seq (the
---                 frame is that head, the seq and "}}", joined in TypeScript by wire/frames.ts);
+--                 frame is that head, the seq and "}}", joined in TypeScript by wire/event-composer.ts);
 --                 exactly the seqs event_oldest..event_head, which check_session verifies
 --                 (heads also keep queue_fields and call_fields: how many fields the queue and
 --                 calls hashes hold, so that a lost or older copy of either is seen in O(1))
