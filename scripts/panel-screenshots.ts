@@ -3,7 +3,7 @@
 // Run: npm run build && npx tsx scripts/panel-screenshots.ts
 import { chromium } from 'playwright-core';
 import { buildApp } from '../src/app.js';
-import { testConfig } from '../src/config.js';
+import { testConfig } from '../test/helpers/config.js';
 
 const app = await buildApp(testConfig({ store: 'memory:' }));
 await app.listen({ port: 0, host: '127.0.0.1' });

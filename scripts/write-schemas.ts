@@ -1,7 +1,7 @@
 /** Writes schemas/*.json from the zod sources. Usage: npm run schemas */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { asyncApiDocument } from '../src/asyncapi.js';
-import { jsonSchemas, openApiDocument } from '../src/openapi.js';
+import { asyncApiDocument } from '../src/wire/asyncapi.js';
+import { jsonSchemas, openApiDocument } from '../src/wire/openapi.js';
 
 const dir = new URL('../schemas/', import.meta.url);
 mkdirSync(dir, { recursive: true });

@@ -1,9 +1,9 @@
 /** What the route plugins share: one object built by buildApp, no module-level state. */
 import type { Authenticator } from './auth/authenticator.js';
-import type { Config } from './config.js';
-import type { Hub } from './hub/hub.js';
-import type { SessionWatch } from './hub/session-watch.js';
-import type { Metrics } from './metrics.js';
+import type { Config } from './config/config.js';
+import type { Hub } from './stream/hub.js';
+import type { SessionWatch } from './stream/session-watch.js';
+import type { Metrics } from './telemetry/metrics.js';
 import type { QueueWatch } from './store/queue-watch.js';
 import type { Retention } from './store/retention.js';
 import type { Store } from './store/types.js';

@@ -1,14 +1,14 @@
 /**
  * buildApp(config): the whole service as one Fastify instance, testable without a port: the
  * application's parts, the HTTP plumbing (src/http/), the routes, and shutdown in one place. The
- * process concerns (listen, signals) live in serve.ts.
+ * process concerns (listen, signals) live in run-server.ts.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from './app-context.js';
 import { Authenticator } from './auth/authenticator.js';
 import { registerAuthGuard } from './auth/guard.js';
 import { OriginPolicy } from './auth/origin-policy.js';
-import type { Config } from './config.js';
+import type { Config } from './config/config.js';
 import { noRouteError, trackAllowedMethods } from './http/allowed-methods.js';
 import { registerCors, registerOriginCheck } from './http/browser-origins.js';
 import { registerErrorReplies } from './http/error-replies.js';
@@ -17,9 +17,9 @@ import { registerRateLimit } from './http/rate-limit.js';
 import { registerRequestLog } from './http/request-log.js';
 import { serverOptions } from './http/server-options.js';
 import { refuseWhileClosing } from './http/shutdown.js';
-import { Hub } from './hub/hub.js';
-import { SessionWatch } from './hub/session-watch.js';
-import { Metrics } from './metrics.js';
+import { Hub } from './stream/hub.js';
+import { SessionWatch } from './stream/session-watch.js';
+import { Metrics } from './telemetry/metrics.js';
 import { eventRoutes } from './routes/events.js';
 import { ingestRoutes } from './routes/ingest.js';
 import { opsRoutes } from './routes/ops.js';

@@ -4,6 +4,6 @@
  * does what `npm start` does.
  */
 export { buildApp, type BuildOptions } from './app.js';
-export { loadConfig, ConfigError, type Config } from './config.js';
-export { runServer } from './serve.js';
-export { ERRORS, CLOSE_CODES, type ErrorCode } from './errors.js';
+export { loadConfig, ConfigError, type Config } from './config/config.js';
+export { runServer } from './run-server.js';
+export { ERRORS, CLOSE_CODES, type ErrorCode } from './common/errors.js';

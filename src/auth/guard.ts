@@ -8,7 +8,7 @@
  * token is not refused at the upgrade, because the client may send it as its first message.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { HorologiumError } from '../errors.js';
+import { HorologiumError } from '../common/errors.js';
 import type { StreamKind } from '../wire/stream-kinds.js';
 import { AuthError, bearerToken, type AuthFailureKind, type Authenticator } from './authenticator.js';
 import { coversSession, hasScope, OPEN_PRINCIPAL, type Principal, type Scope } from './principal.js';

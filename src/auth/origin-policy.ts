@@ -14,7 +14,7 @@
  *   HOROLOGIUM_INSECURE=1 (open on a network address, on purpose) the panel's own origin is allowed.
  */
 
-import { isLoopback } from '../loopback.js';
+import { isLoopback } from './loopback.js';
 
 /** `scheme://host[:port]`, lower-cased, without a trailing slash: how origins are compared. */
 function normalise(origin: string): string {

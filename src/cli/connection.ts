@@ -4,7 +4,7 @@
  * own HOROLOGIUM_* settings are never mistaken for them), then http://127.0.0.1:8080 and no token.
  */
 import { Option, type Command } from 'commander';
-import { HorologiumRequestError } from '../producer/http.js';
+import { HorologiumRequestError } from '../sdk-common/http-client.js';
 
 export interface ConnectionFlags {
   url: string;

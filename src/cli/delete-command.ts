@@ -3,7 +3,7 @@
  * queue and its call records; its subscribers are told. Exit status 1 when there is no such session.
  */
 import type { Command } from 'commander';
-import { HttpClient } from '../producer/http.js';
+import { HttpClient } from '../sdk-common/http-client.js';
 import { httpOptions, reportingErrors, withConnection, type ConnectionFlags } from './connection.js';
 
 export function deleteCommand(program: Command): void {

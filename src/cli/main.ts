@@ -12,7 +12,7 @@ import { serveCommand } from './serve-command.js';
 import { sessionsCommand } from './sessions-command.js';
 import { tailCommand } from './tail-command.js';
 import { tokenCommand } from './token-command.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../common/version.js';
 
 const program = new Command('horologium')
   .description('Streams AI-agent tool activity: run the server, or talk to one')

@@ -5,7 +5,7 @@
  * last entry shown.
  */
 import type { Command } from 'commander';
-import { HttpClient } from '../producer/http.js';
+import { HttpClient } from '../sdk-common/http-client.js';
 import type { QueueBatch } from '../producer/consumer.js';
 import { palette } from './colours.js';
 import { httpOptions, integerFlag, reportingErrors, withConnection, type ConnectionFlags } from './connection.js';

@@ -27,7 +27,7 @@ export function serveCommand(program: Command): void {
       if (flags.logLevel !== undefined) env.LOG_LEVEL = flags.logLevel;
       // Loaded here, not at the top: the client commands (and --help) then start without the server's
       // modules (fastify, the stores), in a fraction of the time.
-      const { runServer } = await import('../serve.js');
+      const { runServer } = await import('../run-server.js');
       await runServer(env);
     });
 }

@@ -3,7 +3,7 @@
  * as aligned columns, or `--json` with one summary per line; `--all` follows the pages to the end.
  */
 import type { Command } from 'commander';
-import { HttpClient } from '../producer/http.js';
+import { HttpClient } from '../sdk-common/http-client.js';
 import type { SessionSummaryJson } from '../wire/sessions.js';
 import { palette } from './colours.js';
 import { httpOptions, integerFlag, reportingErrors, withConnection, type ConnectionFlags } from './connection.js';

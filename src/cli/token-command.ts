@@ -7,7 +7,7 @@
 import { Option, type Command } from 'commander';
 import { SignJWT } from 'jose';
 import { SCOPE_LIST, SCOPES, unknownScopes } from '../auth/principal.js';
-import { parseDuration } from '../config.js';
+import { parseDuration } from '../config/config.js';
 import { reportingErrors, UsageError } from './connection.js';
 
 interface TokenFlags {

@@ -8,11 +8,11 @@
  * of the sessions list, watched again on every new connection. With a token *function*, a JWT is
  * renewed with `refresh` before its `exp`, so a long-lived panel survives expiry without
  * reconnecting. A handler that throws is reported and never stops the client. What to do after
- * each close code comes from the catalog (src/errors.ts), not from literals here.
+ * each close code comes from the catalog (src/common/errors.ts), not from literals here.
  */
-import { CLOSE_CODES, reconnectRule } from '../errors.js';
+import { CLOSE_CODES, reconnectRule } from '../common/errors.js';
 import type { SessionSummaryJson } from '../wire/sessions.js';
-import { fullJitterDelay, type Backoff } from './backoff.js';
+import { fullJitterDelay, type Backoff } from '../sdk-common/backoff.js';
 
 /** A `session` frame of `watch_sessions`: a session's summary now, or its deletion. */
 export type SessionChange = (SessionSummaryJson & { deleted?: undefined }) | { session: string; deleted: true };
@@ -141,7 +141,7 @@ export interface ClientOptions {
   onHandlerError?(error: unknown, handler: string): void;
   /**
    * Close codes after which the client does not reconnect. By default the catalog's rule of each
-   * code decides (src/errors.ts CLOSE_CODES): `never` stops, `new-token` reconnects only when
+   * code decides (src/common/errors.ts CLOSE_CODES): `never` stops, `new-token` reconnects only when
    * `token` is a function (asked again for a new one), anything else resumes.
    */
   fatalCloseCodes?: number[];

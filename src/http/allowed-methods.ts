@@ -3,7 +3,7 @@
  * path asked with another method is answered 405 with `Allow` instead of 404.
  */
 import type { FastifyInstance } from 'fastify';
-import { HorologiumError } from '../errors.js';
+import { HorologiumError } from '../common/errors.js';
 
 export type AllowedMethods = (path: string) => string[];
 

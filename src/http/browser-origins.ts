@@ -6,7 +6,7 @@
 import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
 import type { OriginPolicy } from '../auth/origin-policy.js';
-import { HorologiumError } from '../errors.js';
+import { HorologiumError } from '../common/errors.js';
 
 export function registerOriginCheck(app: FastifyInstance, origins: OriginPolicy, noRoute: (url: string) => HorologiumError): void {
   app.addHook('onRequest', async (request) => {

@@ -5,7 +5,7 @@
  */
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { ERRORS, errorBody, type ErrorCode } from '../errors.js';
+import { ERRORS, errorBody, type ErrorCode } from '../common/errors.js';
 
 const PHRASES: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
 

@@ -1,10 +1,10 @@
 /**
- * Every error reply is the catalog's envelope (src/errors.ts) with the status it names: our own
+ * Every error reply is the catalog's envelope (src/common/errors.ts) with the status it names: our own
  * errors, the store being away (503 with Retry-After), Fastify's own 4xx mapped onto the catalog,
  * 404 and 405 for requests no route takes, and 500 (logged) for anything else.
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
-import { errorBody, HorologiumError } from '../errors.js';
+import { errorBody, HorologiumError } from '../common/errors.js';
 import { StoreUnavailableError } from '../store/types.js';
 
 /** Fastify's own 4xx errors, mapped onto the catalog. */

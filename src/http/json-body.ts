@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { HorologiumError } from '../errors.js';
+import { HorologiumError } from '../common/errors.js';
 import { JsonNestingError, JsonSyntaxError, parseJson, type JsonDocument, type JsonObject } from '../json/lossless.js';
 import { shallowView } from '../json/shallow.js';
 import { decodeUtf8 } from '../json/utf8.js';

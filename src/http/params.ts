@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { HorologiumError } from '../errors.js';
+import { HorologiumError } from '../common/errors.js';
 import { SESSION_ID } from '../wire/schemas.js';
 
 /** The `{session}` path parameter, validated (docs/protocol.md section 1). */

@@ -4,7 +4,7 @@
  */
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
-import { HorologiumError } from '../errors.js';
+import { HorologiumError } from '../common/errors.js';
 
 export async function registerRateLimit(app: FastifyInstance, perSecond: number): Promise<void> {
   await app.register(rateLimit, {

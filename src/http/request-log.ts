@@ -3,7 +3,7 @@
  * the request metrics, and the `stream refused` line of a stream that never started.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Metrics } from '../metrics.js';
+import type { Metrics } from '../telemetry/metrics.js';
 
 /** Fields of the request line that routes fill in; never a body or a token. */
 type RequestLogContext = { session?: string; call_id?: string; error?: string };

@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { LogController, type FastifyReply, type FastifyServerOptions } from 'fastify';
-import type { Config } from '../config.js';
-import { errorBody } from '../errors.js';
+import type { Config } from '../config/config.js';
+import { errorBody } from '../common/errors.js';
 import { clientErrorHandler } from './client-errors.js';
 
 /** An `X-Request-Id` a caller (or a proxy) may give: kept when it looks like an id, else replaced. */

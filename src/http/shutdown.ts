@@ -5,7 +5,7 @@
  * SIGTERM.
  */
 import type { FastifyInstance } from 'fastify';
-import { HorologiumError } from '../errors.js';
+import { HorologiumError } from '../common/errors.js';
 
 export function refuseWhileClosing(app: FastifyInstance): void {
   let closing = false;

@@ -7,7 +7,7 @@
  * acknowledged is never handed out again, and what was not is handed out again only to a new
  * consumer (at least once).
  */
-import { HttpClient, type HttpOptions } from './http.js';
+import { HttpClient, type HttpOptions } from '../sdk-common/http-client.js';
 
 export interface QueueEntry {
   queue_seq: number;

@@ -5,5 +5,5 @@
  */
 export { Producer, type ProducerOptions, type ToolCallInput, type ToolResultInput, type EventInput, type ToolCallReply, type ToolResultReply, type TrackOptions, type JsonInput } from './producer.js';
 export { QueueConsumer, type ConsumerOptions, type QueueBatch, type QueueEntry } from './consumer.js';
-export { HorologiumRequestError, CallIdConflictError, type HttpOptions } from './http.js';
+export { HorologiumRequestError, CallIdConflictError, type HttpOptions } from '../sdk-common/http-client.js';
 export { rawJson, RawJson } from './raw-json.js';

@@ -5,7 +5,7 @@
  * by the `event_id` this SDK gives each of them (unless the caller gives one), so a retry after a
  * lost reply answers `duplicate: true` and stores nothing twice.
  */
-import { HttpClient, CallIdConflictError, HorologiumRequestError, type HttpOptions, type RequestSpec } from './http.js';
+import { HttpClient, CallIdConflictError, HorologiumRequestError, type HttpOptions, type RequestSpec } from '../sdk-common/http-client.js';
 import { jsonTextOf, objectBody, type RawJson } from './raw-json.js';
 
 export type ProducerOptions = HttpOptions;

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { HorologiumError } from '../errors.js';
+import { HorologiumError } from '../common/errors.js';
 import { jsonText, member, type JsonNode } from '../json/lossless.js';
 import { argumentTexts, withLongStringsTruncated } from '../preview/arguments.js';
 import { previewJson } from '../preview/preview.js';

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app-context.js';
-import { openApiDocument } from '../openapi.js';
+import { openApiDocument } from '../wire/openapi.js';
 
 export function opsRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get('/healthz', async () => ({ status: 'ok' }));

@@ -8,8 +8,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Config } from '../config.js';
-import { HorologiumError } from '../errors.js';
+import type { Config } from '../config/config.js';
+import { HorologiumError } from '../common/errors.js';
 import { SESSION_ID } from '../wire/schemas.js';
 
 /** From src/routes (tsx) and dist/routes (built, installed) alike, the build's output is ../../dist/panel. */

@@ -1,6 +1,6 @@
 /** The model-side consumer's routes (docs/protocol.md section 4, scope `consume`): read and ack. */
 import type { FastifyInstance } from 'fastify';
-import { HorologiumError } from '../errors.js';
+import { HorologiumError } from '../common/errors.js';
 import type { AppContext } from '../app-context.js';
 import type { QueueEntry, QueuePage } from '../store/types.js';
 import { ackBodySchema, queueQuerySchema } from '../wire/schemas.js';

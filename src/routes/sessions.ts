@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app-context.js';
 import { coversSession } from '../auth/principal.js';
-import { HorologiumError } from '../errors.js';
+import { HorologiumError } from '../common/errors.js';
 import { sessionSummaryJson } from '../wire/sessions.js';
 import { sessionsQuerySchema } from '../wire/schemas.js';
 import { validate } from '../http/json-body.js';

@@ -5,7 +5,7 @@
  * - GET /v1/sessions/{session}/ui-message-stream (section 13), the AI SDK's UI message stream.
  * Where to start comes from `Last-Event-ID` (`<epoch>:<seq>` or a bare `<seq>`), else the query
  * (or, for POST /v1/ag-ui, `forwardedProps.since`/`epoch`, else everything retained). The replay
- * then live rule and the buffer limit are the WebSocket's own: hub/connection.ts over an
+ * then live rule and the buffer limit are the WebSocket's own: stream/connection.ts over an
  * SseTransport.
  */
 import { randomUUID } from 'node:crypto';
@@ -13,8 +13,8 @@ import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../app-context.js';
 import { authorizeCounted } from '../auth/guard.js';
-import { HorologiumError } from '../errors.js';
-import { SseTransport } from '../hub/sse-transport.js';
+import { HorologiumError } from '../common/errors.js';
+import { SseTransport } from '../stream/sse-transport.js';
 import { agUiFormat, type AgUiCatchUp } from '../wire/ag-ui.js';
 import { AgUiSnapshot } from '../wire/ag-ui-snapshot.js';
 import type { Store } from '../store/types.js';

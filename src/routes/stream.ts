@@ -9,9 +9,9 @@ import websocket from '@fastify/websocket';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
 import type { AppContext } from '../app-context.js';
-import { HorologiumError } from '../errors.js';
-import { isRequestError, parseQuery, StreamProtocol, type SubscribeRequest } from '../hub/stream-protocol.js';
-import { WsTransport } from '../hub/ws-transport.js';
+import { HorologiumError } from '../common/errors.js';
+import { isRequestError, parseQuery, StreamProtocol, type SubscribeRequest } from '../stream/stream-protocol.js';
+import { WsTransport } from '../stream/ws-transport.js';
 
 const MAX_CLIENT_FRAME = 64 * 1024;
 

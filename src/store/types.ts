@@ -3,7 +3,7 @@ import type { ToolCompletedFields, ToolStartingFields } from '../wire/event-comp
 
 /**
  * The Store contract: what every backend (memory.ts, sqlite.ts, redis.ts) guarantees.
- * One behaviour suite (test/store.behaviour.ts) runs against each of them.
+ * One behaviour suite (test/store/behaviour.ts) runs against each of them.
  *
  * Guarantees (docs/protocol.md section 6), per session:
  * - **Durability**: a returned promise of a write resolves only after the write is committed (for
@@ -37,7 +37,7 @@ export interface EventRecord {
   /**
    * The epoch it was committed under, on a live notification of a backend whose log can be reset
    * under a running subscription (redis: a flushed or evicted key). A subscriber that holds another
-   * epoch knows the log it follows is gone (hub/connection.ts).
+   * epoch knows the log it follows is gone (stream/connection.ts).
    */
   epoch?: string;
 }

@@ -2,13 +2,13 @@
  * Every message text the stream sends (docs/protocol.md, "Stream"). In this codebase a **frame** is
  * the JSON text of one stream message (`{"method":…,"result":…}`), whatever carries it: a
  * WebSocket text message, an SSE `data:` line, or an element of the HTTP replay's `events`. The
- * bytes a transport puts on the wire for a frame are its *encoding* (hub/transport.ts).
+ * bytes a transport puts on the wire for a frame are its *encoding* (stream/transport.ts).
  *
  * The status frames of stored events are built by the event composer (wire/event-composer.ts);
  * this file builds the stream's control frames.
  */
 
-import type { FrameErrorCode } from '../errors.js';
+import type { FrameErrorCode } from '../common/errors.js';
 
 export interface SubscribedResult {
   session: string;

@@ -2,7 +2,7 @@
  * A regular expression for the decimal strings of whole numbers from `min` (0 or 1) to `max`,
  * digits only, at most as many digits as `max` has (leading zeros included). The server parses
  * query numbers with it, and the JSON Schemas publish the same pattern, so the two agree on every
- * string (test/schema-boundaries.test.ts), where "a string of digits, then a range check" cannot be
+ * string (test/wire/schema-boundaries.test.ts), where "a string of digits, then a range check" cannot be
  * written as a JSON Schema.
  */
 export function wholeNumberPattern(min: 0 | 1, max: number): RegExp {

@@ -15,7 +15,7 @@ const codePoints = (s: string) => [...s].length;
  * as a sentence naming the field (json-body.ts adds "is required" when it is missing). Lengths
  * count characters (code points), as JSON Schema's minLength and maxLength do; where zod's own
  * checks count otherwise, the limits are refinements and are published to the JSON Schemas through
- * `meta`, so that the schemas carry the same limits as the server (test/schema-boundaries.test.ts).
+ * `meta`, so that the schemas carry the same limits as the server (test/wire/schema-boundaries.test.ts).
  */
 
 /** A string of `min` to `max` characters (code points), `rule` on any failure. */

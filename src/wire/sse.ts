@@ -1,6 +1,6 @@
 /**
  * The records of the two Server-Sent Events streams (docs/protocol.md sections 10 and 11). A format
- * turns the stream's messages into SSE records; hub/sse-transport.ts writes them.
+ * turns the stream's messages into SSE records; stream/sse-transport.ts writes them.
  */
 
 export interface SseFormat {

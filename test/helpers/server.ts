@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Test } from 'tap';
 import { buildApp } from '../../src/app.js';
-import { testConfig, type Config } from '../../src/config.js';
+import type { Config } from '../../src/config/config.js';
+import { testConfig } from './config.js';
 import { freePort } from './process.js';
 import { sleep } from './wait.js';
 

@@ -1,0 +1,4 @@
+/** This build's version, from the package.json beside src/ (and beside dist/ once built). */
+import { readFileSync } from 'node:fs';
+
+export const VERSION: string = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;

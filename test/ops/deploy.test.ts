@@ -1,0 +1,142 @@
+/**
+ * No Docker engine runs here, so the image's start command and the compose file are checked
+ * statically, and the start command itself is run: the built server starts and answers.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import t from 'tap';
+import semver from 'semver';
+import { parse } from 'yaml';
+import { loadConfig } from '../../src/config/config.js';
+
+const root = new URL('../../', import.meta.url);
+const read = (f: string) => readFileSync(new URL(f, root), 'utf8');
+
+t.test('Dockerfile runs the built server directly', async (t) => {
+  const docker = read('Dockerfile');
+  t.match(docker, /CMD \["node", "dist\/server\.js"\]/);
+  t.match(docker, /npm ci/);
+  t.match(docker, /npm run build/);
+  t.match(docker, /HOROLOGIUM_STORE=sqlite:\/data\/horologium\.db/);
+  const pkg = JSON.parse(read('package.json'));
+  t.ok(existsSync(new URL('src/server.ts', root)), 'the build emits dist/server.js, what CMD runs');
+  t.not(pkg.main, 'dist/server.js', 'importing the package is not starting the server');
+  t.match(read('tsconfig.build.json'), /"rootDir": "src"/, 'src/server.ts → dist/server.js');
+  t.ok(existsSync(new URL('package-lock.json', root)), 'npm ci needs the lock file');
+});
+
+t.test('the build carries every file the server reads at run time, in the image too', async (t) => {
+  const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
+  const copied = [...read('scripts/copy-assets.mjs').matchAll(/'([a-z/]+)'/g)].map((m) => m[1] as string).filter((d) => d.includes('/') || d === 'store');
+  const assets: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of readdirSync(new URL(`src/${dir}`, root), { withFileTypes: true })) {
+      const rel = dir === '' ? e.name : `${dir}/${e.name}`;
+      if (e.isDirectory()) walk(rel);
+      else if (!e.name.endsWith('.ts')) assets.push(rel);
+    }
+  };
+  walk('');
+  t.ok(assets.length > 0, `${assets.length} files beside the TypeScript (the Lua scripts)`);
+  // The panel's page and stylesheet go to dist/panel/ with its bundle (scripts/build-panel.mjs);
+  // its tsconfig.json is the type check's, not read at run time.
+  const panelFiles = [...read('scripts/build-panel.mjs').matchAll(/'([a-z-]+\.(?:html|css))'/g)].map((m) => `panel/${m[1]}`);
+  for (const asset of assets) {
+    if (asset === 'panel/tsconfig.json') continue;
+    if (asset.startsWith('panel/')) t.ok(panelFiles.includes(asset), `src/${asset} is copied to dist/panel/ by scripts/build-panel.mjs`);
+    else t.ok(copied.some((d) => asset.startsWith(`${d}/`)), `src/${asset} is copied to dist/ by scripts/copy-assets.mjs`);
+  }
+  const docker = read('Dockerfile');
+  for (const m of pkg.scripts.build!.matchAll(/node (\S+)/g)) t.match(docker, new RegExp(`COPY ${m[1]!.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} `), `the image's build stage has ${m[1]}`);
+});
+
+/** A compose service's environment with `${VAR:-default}` taken at its default, as a fresh shell would. */
+function composeEnv(env: Record<string, string | number>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v).replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1')]));
+}
+
+t.test('compose: Redis with AOF and a healthcheck, two instances on it, a load balancer', async (t) => {
+  const compose = parse(read('docker-compose.yml'), { merge: true });
+  const s = compose.services;
+  t.same(Object.keys(s).sort(), ['horologium', 'horologium-a', 'horologium-b', 'lb', 'redis']);
+  t.same(s.redis.command, ['redis-server', '--appendonly', 'yes', '--appendfsync', 'always', '--save', ''], 'AOF, fsync on every write');
+  t.same(s.redis.healthcheck.test, ['CMD', 'redis-cli', 'ping']);
+  t.match(s.redis.volumes, ['redis-data:/data']);
+  for (const name of ['horologium-a', 'horologium-b']) {
+    const svc = s[name];
+    t.equal(svc.build, '.');
+    t.same(svc.depends_on, { redis: { condition: 'service_healthy' } }, `${name} waits for a healthy Redis`);
+    t.equal(svc.stop_signal, 'SIGTERM');
+    const config = loadConfig(composeEnv(svc.environment));
+    t.equal(config.store, 'redis://redis:6379', `${name}: the env is a valid configuration on Redis`);
+    t.equal(config.host, '0.0.0.0');
+    t.same(config.trustProxy, ['uniquelocal'], 'the client address comes from the load balancer');
+  }
+  t.same(s.lb.volumes, ['./deploy/nginx.conf:/etc/nginx/nginx.conf:ro']);
+  t.same(s.lb.ports, ['127.0.0.1:8080:8080']);
+  const single = s.horologium;
+  t.same(single.profiles, ['single'], 'the SQLite instance starts only when named');
+  t.equal(loadConfig(composeEnv(single.environment)).store, 'sqlite:/data/horologium.db');
+  t.match(single.volumes, ['horologium-data:/data']);
+});
+
+t.test('the load balancer forwards WebSocket upgrades to both instances', async (t) => {
+  const nginx = read('deploy/nginx.conf');
+  t.match(nginx, /upstream horologium \{\s*server horologium-a:8080;\s*server horologium-b:8080;[^}]*\}/);
+  t.match(nginx, /proxy_http_version 1\.1;/);
+  t.match(nginx, /proxy_set_header Upgrade \$http_upgrade;/);
+  t.match(nginx, /proxy_set_header Connection \$connection_upgrade;/);
+  t.match(nginx, /map \$http_upgrade \$connection_upgrade \{\s*default upgrade;/);
+  t.match(nginx, /proxy_read_timeout 3600s;/, 'streams outlive the default 60 s');
+  t.match(nginx, /proxy_set_header X-Forwarded-For/);
+  t.match(nginx, /client_max_body_size 17m;/, 'bodies up to the server’s own 16 MiB limit get through');
+});
+
+t.test('the image runs a pinned Node.js that engines, the lock file and CI agree on', async (t) => {
+  const docker = read('Dockerfile');
+  const image = /^ARG NODE_IMAGE=node:(\d+)\.(\d+)\.(\d+)-[a-z]+-slim$/m.exec(docker);
+  t.ok(image, 'the base image is pinned to a Node.js release (node:X.Y.Z-<debian>-slim)');
+  const version = image ? `${image[1]}.${image[2]}.${image[3]}` : '0.0.0';
+  t.same(docker.match(/^FROM .*$/gm), ['FROM ${NODE_IMAGE} AS build', 'FROM ${NODE_IMAGE}'], 'both stages use it');
+  const engines = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node;
+  t.ok(semver.satisfies(version, engines), `package.json engines (${engines}) accept the image's ${version}`);
+  t.ok(semver.satisfies(process.versions.node, engines), `and the Node.js running these tests (${process.versions.node})`);
+  const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { version: string; engines?: { node?: string } }> };
+  for (const [name, entry] of Object.entries(lock.packages)) {
+    // Native addons are built for the Node.js that runs them: each must accept the image's and CI's.
+    if (name !== 'node_modules/better-sqlite3') continue;
+    const range = entry.engines?.node ?? '*';
+    t.ok(semver.satisfies(version, range), `better-sqlite3 ${entry.version} (${range}) runs on the image's ${version}`);
+    t.ok(semver.satisfies(process.versions.node, range), `and on ${process.versions.node}`);
+  }
+  t.match(docker, /HEALTHCHECK .*\/readyz/, 'the health check is readiness (/readyz), not liveness');
+});
+
+t.test(".dockerignore keeps the host's dependencies, builds, data and history out of the build context", async (t) => {
+  const ignored = read('.dockerignore').split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+  for (const entry of ['.git', 'node_modules', 'dist', 'data', '*.db', '.env']) t.ok(ignored.includes(entry), entry);
+  const docker = read('Dockerfile');
+  for (const m of docker.matchAll(/^COPY (?!--from)(.+) \S+$/gm)) {
+    for (const source of (m[1] as string).split(' ')) t.notOk(ignored.includes(source.replace(/\/$/, '')), `${source}, copied by the Dockerfile, is not ignored`);
+  }
+});
+
+t.test('compose: third-party images pinned by version; the load balancer waits for healthy instances', async (t) => {
+  const compose = parse(read('docker-compose.yml'), { merge: true });
+  for (const [name, svc] of Object.entries(compose.services as Record<string, { image?: string; build?: string }>)) {
+    if (svc.build !== undefined) continue;
+    t.match(svc.image, /:\d+\.\d+\.\d+(-[a-z0-9]+)?$/, `${name}: ${svc.image} names a release`);
+  }
+  t.same(compose.services.lb.depends_on, { 'horologium-a': { condition: 'service_healthy' }, 'horologium-b': { condition: 'service_healthy' } });
+});
+
+t.test('nginx: keepalive upstreams, request id and scheme passed, retries never resend a POST, JSON errors', async (t) => {
+  const nginx = read('deploy/nginx.conf');
+  t.match(nginx, /upstream horologium \{[^}]*keepalive \d+;/, 'idle upstream connections are kept');
+  t.match(nginx, /map \$http_upgrade \$connection_upgrade \{\s*default upgrade;\s*''\s+'';/, 'a plain request clears Connection, so keepalive works');
+  t.match(nginx, /proxy_set_header X-Forwarded-Proto \$scheme;/);
+  t.match(nginx, /proxy_set_header X-Request-Id \$request_id_out;/);
+  t.match(nginx, /proxy_next_upstream error timeout;/);
+  t.notMatch(nginx, /proxy_next_upstream[^;]*non_idempotent/, 'a POST that reached an instance is never sent to another');
+  t.match(nginx, /error_page 502 504 = @unreachable;/);
+  // Run for real in test/ops/nginx.test.ts.
+});

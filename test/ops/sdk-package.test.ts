@@ -1,0 +1,75 @@
+/**
+ * The SDK package (sdk/, `horologium-sdk`) as an agent backend installs it: packed (which builds it),
+ * installed from the tarball into an empty project with no registry access, holding nothing but
+ * itself (no server package, no native build, no install script), and working there: the producer
+ * posts to a real server, the queue consumer reads it back, and the stream client (with the
+ * repository's `ws`, as Node 20 has no global WebSocket) sees the events.
+ */
+import { execFile } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import t from 'tap';
+import { ROOT } from '../helpers/project-copy.js';
+import { startServer, tempDir } from '../helpers/server.js';
+
+const run = promisify(execFile);
+
+/** Bytes under `dir`, following no links. */
+function size(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    total += entry.isDirectory() ? size(path) : statSync(path).size;
+  }
+  return total;
+}
+
+t.test('the packed SDK installs alone, offline, with nothing of the server, and works', async (t) => {
+  const work = tempDir(t);
+  const packed = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: join(ROOT, 'sdk'), timeout: 120_000 });
+  const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  const shipped = info!.files.map((f) => f.path).sort();
+  t.ok(shipped.includes('dist/client/index.js') && shipped.includes('dist/producer/index.d.ts'), 'the client and producer, with types');
+  t.same(shipped.filter((p) => !/^(dist\/|package\.json$|README\.md$)/.test(p)), [], 'nothing but dist/, package.json and the README');
+  t.same(shipped.filter((p) => /store|routes|app\.|server|cli\//.test(p)), [], 'no server code');
+
+  const app = join(work, 'app');
+  mkdirSync(app);
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'agent-backend', version: '1.0.0', type: 'module', private: true }));
+  const started = Date.now();
+  const install = await run('npm', ['install', '--offline', '--no-audit', '--no-fund', join(work, info!.filename)], { cwd: app, timeout: 120_000 });
+  const installMs = Date.now() - started;
+  t.notMatch(install.stderr, /install-scripts|gyp/, 'no install script, no native build');
+  const modules = readdirSync(join(app, 'node_modules')).filter((n) => !n.startsWith('.'));
+  t.same(modules, ['horologium-sdk'], 'node_modules holds the SDK and nothing else');
+  const manifest = JSON.parse(readFileSync(join(app, 'node_modules/horologium-sdk/package.json'), 'utf8'));
+  t.same([manifest.dependencies, manifest.scripts?.install, manifest.scripts?.postinstall], [undefined, undefined, undefined], 'no dependency, no install script');
+  const bytes = size(join(app, 'node_modules'));
+  t.ok(bytes < 400_000, `installed size ${bytes} bytes`);
+  t.comment(`horologium-sdk: installed in ${installMs} ms, ${bytes} bytes in node_modules`);
+
+  const srv = await startServer(t);
+  const ws = join(ROOT, 'node_modules/ws/wrapper.mjs');
+  writeFileSync(
+    join(app, 'main.js'),
+    `import { Producer, QueueConsumer } from 'horologium-sdk/producer';
+import { HorologiumClient, isToolCompleted } from 'horologium-sdk/client';
+import WebSocket from ${JSON.stringify(ws)};
+const url = process.argv[2];
+const producer = new Producer({ url });
+const out = await producer.track('sdk1', 'grep', { q: 'TODO' }, async () => ({ content: 'found 3' }));
+const seen = [];
+const client = new HorologiumClient({ url: url.replace('http', 'ws') + '/v1/stream', WebSocket,
+  onEvent: (e) => { seen.push(isToolCompleted(e) ? 'done ' + e.data.name + ' ' + e.data.result : e.type); } });
+client.subscribe('sdk1', 0);
+let entry;
+for await (entry of new QueueConsumer({ url, session: 'sdk1', wait: 1 })) break;
+while (seen.length < 2) await new Promise((r) => setTimeout(r, 20));
+client.close();
+console.log(JSON.stringify({ out, entry: entry.message.content, seen }));
+`,
+  );
+  const result = await run(process.execPath, ['main.js', srv.url], { cwd: app, timeout: 30_000 });
+  t.same(JSON.parse(result.stdout), { out: { content: 'found 3' }, entry: '{"content":"found 3"}', seen: ['tool_starting', 'done grep found 3'] }, 'posts, reads the queue, and follows the stream');
+});

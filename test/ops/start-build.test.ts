@@ -1,0 +1,28 @@
+/**
+ * `npm start` builds dist/ only when a source is newer than the last build (issue 29, part 7):
+ * scripts/build-if-stale.mjs, on a copy of the project as a fresh clone has it.
+ */
+import { existsSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { projectCopy, run } from '../helpers/project-copy.js';
+
+const prestart = (cwd: string) => run(process.execPath, ['scripts/build-if-stale.mjs'], { cwd, timeout: 120_000 });
+
+t.test('a fresh clone builds on its first start, not on the next; a changed source builds again', async (t) => {
+  const project = projectCopy(t);
+  const first = await prestart(project);
+  t.match(first.stderr, /building dist\/ \(first start\)/);
+  t.ok(existsSync(join(project, 'dist/server.js')), 'the server is built');
+  t.ok(existsSync(join(project, 'dist/store/lua/append.lua')), 'with its assets');
+  t.ok(existsSync(join(project, 'dist/panel/index.html')), 'and the panel');
+
+  const second = await prestart(project);
+  t.equal(second.stderr, '', 'nothing newer than the build: no build');
+
+  const later = new Date(Date.now() + 5_000);
+  utimesSync(join(project, 'src/app.ts'), later, later);
+  const third = await prestart(project);
+  t.match(third.stderr, /sources changed since the last build: building dist\//);
+  t.equal((await prestart(project)).stderr, '', 'and then not again');
+});

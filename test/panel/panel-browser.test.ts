@@ -1,0 +1,159 @@
+/**
+ * The panel in real Chromium against a real listening server: what a person sees, asserted
+ * exactly through the page's DOM (the cards' data-state, the text shown).
+ */
+import t from 'tap';
+import type { Page } from 'playwright-core';
+import { builtPanel, launchChromium } from '../helpers/browser.js';
+import { restartableServer, startServer } from '../helpers/server.js';
+
+const cardCount = (page: Page) => page.locator('#cards .card').count();
+
+t.test('a session posted after the page opened appears; its card goes from running to done with the preview', async (t) => {
+  const browser = await launchChromium(t);
+  if (!browser) return;
+  const srv = await startServer(t, { panelDir: await builtPanel() });
+  const page = await browser.newPage();
+  await page.goto(`${srv.url}/`);
+  await page.locator('#connection[data-state="connected"]').waitFor();
+  t.equal(await page.locator('#session-items .empty').textContent(), 'No sessions yet. Post a tool call and it appears here.');
+  await srv.post('/v1/sessions/live-1/tool-calls', { call_id: 'c1', name: 'grep', args: { pattern: 'TODO' } });
+  const item = page.locator('.session-item[data-session="live-1"]');
+  await item.waitFor();
+  t.equal(await item.getAttribute('data-activity'), 'running');
+  t.equal(await item.locator('.head').textContent(), '1 event');
+  await item.click();
+  const card = page.locator('.card[data-call-id="c1"]');
+  await card.locator('.state[data-state="running"]').waitFor();
+  t.equal(await card.locator('.tool-name').textContent(), 'grep');
+  t.equal(await card.locator('.args').textContent(), '{"pattern":"TODO"}');
+  await srv.post('/v1/sessions/live-1/tool-results', { call_id: 'c1', name: 'grep', result: { content: 'src/a.ts:3: TODO fix' }, execution_time: 0.25 });
+  await page.locator('.card[data-call-id="c1"][data-state="ok"]').waitFor();
+  t.equal(await card.locator('.state').textContent(), 'done in 250 ms');
+  t.equal(await card.locator('pre.preview').textContent(), 'src/a.ts:3: TODO fix');
+  await srv.post('/v1/sessions/live-1/tool-results', { call_id: 'c2', name: 'sh', result: 'exit 1', is_error: true });
+  await page.locator('.card[data-call-id="c2"][data-state="error"]').waitFor();
+  t.equal(await cardCount(page), 2, 'one card per call');
+  t.equal(page.url(), `${srv.url}/#/sessions/live-1`);
+});
+
+t.test('a read_file result is a file view whose content is text, <script> included', async (t) => {
+  const browser = await launchChromium(t);
+  if (!browser) return;
+  const srv = await startServer(t, { panelDir: await builtPanel() });
+  const content = '<script>window.__pwned = 1</script>\n<img src=x onerror="window.__pwned = 2">\nline 3\n';
+  await srv.post('/v1/sessions/files/tool-results', { call_id: 'r1', name: 'read_file', result: { path: 'evil.html', range: [10, 12], content } });
+  await srv.post('/v1/sessions/files/events', { type: 'note', data: { html: '<b>bold?</b>' } });
+  const page = await browser.newPage();
+  await page.goto(`${srv.url}/sessions/files`);
+  const file = page.locator('.card[data-call-id="r1"] figure.file');
+  await file.waitFor();
+  t.equal(await file.locator('.path').textContent(), 'evil.html');
+  t.equal(await file.locator('.range').textContent(), 'lines 10–12');
+  t.equal(await file.locator('pre.code').textContent(), content.replace(/\n$/, ''));
+  t.equal(await file.locator('pre.gutter').textContent(), '10\n11\n12');
+  t.equal(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned), undefined, 'nothing ran');
+  t.equal(await page.locator('#cards script, #cards img, #cards b').count(), 0, 'no element made from a producer string');
+  t.equal(await page.locator('.card.event[data-type="note"] pre.data').textContent(), '{\n  "html": "<b>bold?</b>"\n}');
+});
+
+t.test('the server restarts: the badge says reconnecting, then the session resumes with no duplicate card', async (t) => {
+  const browser = await launchChromium(t);
+  if (!browser) return;
+  const server = await restartableServer(t, { panelDir: await builtPanel() });
+  for (let k = 1; k <= 3; k++) await server.api.post('/v1/sessions/rs/tool-results', { call_id: `k${k}`, name: 'step', result: `r${k}` });
+  const page = await browser.newPage();
+  await page.goto(`${server.url}/#/sessions/rs`);
+  await page.locator('.card[data-call-id="k3"][data-state="ok"]').waitFor();
+  const restarting = server.restart(1500);
+  await page.locator('#connection[data-state="reconnecting"]').waitFor();
+  await restarting;
+  await page.locator('#connection[data-state="connected"]').waitFor({ timeout: 15_000 });
+  for (let k = 4; k <= 5; k++) await server.api.post('/v1/sessions/rs/tool-results', { call_id: `k${k}`, name: 'step', result: `r${k}` });
+  await page.locator('.card[data-call-id="k5"][data-state="ok"]').waitFor();
+  t.same(await page.locator('#cards .card').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-call-id'))), ['k1', 'k2', 'k3', 'k4', 'k5']);
+});
+
+t.test('a 10,000-event session: the DOM stays bounded, it scrolls, and paging back reaches the first event', async (t) => {
+  const browser = await launchChromium(t);
+  if (!browser) return;
+  const srv = await startServer(t, { panelDir: await builtPanel(), store: 'memory:', historySize: 12_000 });
+  const total = 10_000;
+  let next = 1;
+  const worker = async () => {
+    while (next <= total) {
+      const k = next++;
+      await srv.post('/v1/sessions/big/events', { type: 'tick', data: { k } });
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+  const page = await browser.newPage();
+  await page.goto(`${srv.url}/#/sessions/big`);
+  await page.locator('.card[data-seq="10000"]').waitFor({ timeout: 30_000 });
+  const drawn = await cardCount(page);
+  t.ok(drawn <= 400, `at most 400 cards in the page (${drawn})`);
+  t.equal(await page.locator('#show-earlier').textContent(), `Show earlier (${total - drawn} more)`);
+  // Scrolling works and answers: a scroll to the top draws the page before, every time.
+  let clicks = 0;
+  while (!(await page.locator('#show-earlier').isHidden()) && clicks++ < 60) await page.locator('#show-earlier').click();
+  await page.locator('.card[data-seq="1"]').waitFor();
+  t.ok((await cardCount(page)) <= 400, 'still bounded after paging back');
+  t.equal(await page.locator('#jump-latest').textContent(), `${total - (await cardCount(page))} new: jump to latest`);
+  await page.locator('#jump-latest').click();
+  await page.locator('.card[data-seq="10000"]').waitFor();
+  t.equal(await page.locator('#cards-scroller').evaluate((s) => s.scrollHeight - s.scrollTop - s.clientHeight <= 48), true, 'at the bottom, following');
+});
+
+t.test('with auth: the prompt, a refused token, a token that lacks the session, then a good one', async (t) => {
+  const browser = await launchChromium(t);
+  if (!browser) return;
+  const tokens = [
+    { token: 'panel-subscribe-0123456789', scopes: ['subscribe' as const], sessions: ['mine'] },
+    { token: 'panel-admin-01234567890123', scopes: ['admin' as const, 'publish' as const], sessions: ['*'] },
+  ];
+  const srv = await startServer(t, { panelDir: await builtPanel(), auth: { tokens, open: false }, rateLimit: 0 });
+  const admin = { authorization: 'Bearer panel-admin-01234567890123' };
+  await srv.post('/v1/sessions/mine/events', { type: 'n', data: {} }, admin);
+  await srv.post('/v1/sessions/theirs/events', { type: 'n', data: {} }, admin);
+  const page = await browser.newPage();
+  await page.goto(`${srv.url}/#/sessions/theirs`);
+  await page.locator('#token-form:not([hidden])').waitFor();
+  t.equal(await page.locator('#connection').getAttribute('data-state'), 'unauthorized');
+  t.equal(await page.locator('#token-reason').textContent(), 'This server needs a token.');
+  await page.fill('#token-input', 'wrong-token-000000000000');
+  await page.click('#token-form button[type="submit"]');
+  await page.locator('#token-reason', { hasText: 'The server refused this token' }).waitFor();
+  await page.fill('#token-input', 'panel-subscribe-0123456789');
+  await page.click('#token-form button[type="submit"]');
+  await page.locator('#connection[data-state="connected"]').waitFor();
+  t.same(await page.locator('.session-item').evaluateAll((a) => a.map((x) => x.getAttribute('data-session'))), ['mine'], 'only the sessions the token covers');
+  await page.locator('.notice[data-kind="forbidden"]').waitFor();
+  t.equal(await page.locator('.notice[data-kind="forbidden"]').textContent(), 'This token cannot read this session: This token does not cover session theirs.');
+  t.equal(await page.evaluate(() => (globalThis as unknown as { sessionStorage: { getItem(k: string): string | null } }).sessionStorage.getItem('horologium.token')), 'panel-subscribe-0123456789');
+});
+
+t.test('keyboard: j/k and the arrows move between sessions, most recent first; / focuses the filter', async (t) => {
+  const browser = await launchChromium(t);
+  if (!browser) return;
+  const srv = await startServer(t, { panelDir: await builtPanel() });
+  for (const s of ['older', 'middle', 'newest']) {
+    await srv.post(`/v1/sessions/${s}/events`, { type: 'n', data: {} });
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const page = await browser.newPage();
+  await page.goto(`${srv.url}/`);
+  await page.locator('.session-item[data-session="older"]').waitFor();
+  t.same(await page.locator('.session-item').evaluateAll((a) => a.map((x) => x.getAttribute('data-session'))), ['newest', 'middle', 'older']);
+  await page.keyboard.press('j');
+  await page.locator('.session-item[data-session="newest"][aria-current="page"]').waitFor();
+  await page.keyboard.press('ArrowDown');
+  await page.locator('.session-item[data-session="middle"][aria-current="page"]').waitFor();
+  t.equal(new URL(page.url()).hash, '#/sessions/middle');
+  await page.keyboard.press('k');
+  await page.locator('.session-item[data-session="newest"][aria-current="page"]').waitFor();
+  await page.keyboard.press('/');
+  t.equal(await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { id: string } } }).document.activeElement.id), 'session-filter');
+  await page.keyboard.type('mid');
+  await page.locator('.session-item[data-session="older"]').waitFor({ state: 'detached' });
+  t.same(await page.locator('.session-item').evaluateAll((a) => a.map((x) => x.getAttribute('data-session'))), ['middle'], 'the filter');
+});
