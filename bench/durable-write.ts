@@ -1,0 +1,127 @@
+/**
+ * bench/durable-write: server CPU per durable tool result, against its two baselines in one run.
+ *
+ * Usage: npm run build && npx tsx bench/durable-write.ts [-- --bytes 2048 --connections 50
+ *        --seconds 6 --rounds 3]   (--bytes and --connections take lists: --connections 1,4,50)
+ *
+ * Three servers in child processes, on loopback: the bare route (bench/bare-route.ts: Fastify
+ * parses the body, replies 202), the bare durable route (bench/bare-durable-route.ts: the same,
+ * plus the result and a ~2 KiB event row committed with better-sqlite3, WAL, synchronous=FULL, one
+ * transaction per event-loop turn: the floor of a durable write) and Horologium (dist/server.js on
+ * a fresh SQLite file). `wrk` (one thread, bench/wrk-tool-results.lua: a fresh call_id per request)
+ * drives each in turn, alternating, `--rounds` times; the server's CPU is read from
+ * /proc/<pid>/stat (every thread, the ones that ended included) before and after each run and
+ * divided by the requests wrk completed. Medians are reported; the last line is the ratio.
+ */
+import { execFile, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { startChild, stopChild } from './children.js';
+import { listOption, numberOption } from './options.js';
+
+const SIZES = listOption('bytes', [2048]);
+const CONNECTIONS = listOption('connections', [50]);
+const SECONDS = numberOption('seconds', 6);
+const ROUNDS = numberOption('rounds', 3);
+const TICK_MS = 1000 / 100; // USER_HZ is 100 on Linux
+const run = promisify(execFile);
+
+/** CPU milliseconds of a process, all its threads (and those that ended) together. */
+function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+
+/** CPU milliseconds of the process's main thread (its tid is its pid). */
+function mainThreadCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+
+interface Measured {
+  rps: number;
+  /** Server CPU µs per completed request: all threads, and the main thread alone. */
+  cpuUs: number;
+  mainUs: number;
+  errors: number;
+}
+
+async function wrk(url: string, connections: number, seconds: number, bytes: number): Promise<{ requests: number; rps: number; errors: number }> {
+  const { stdout } = await run('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '-s', 'bench/wrk-tool-results.lua', url, '--', String(bytes)], {
+    timeout: (seconds + 30) * 1000,
+  });
+  const requests = Number(/(\d+) requests in/.exec(stdout)?.[1] ?? NaN);
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? NaN);
+  const bad = Number(/Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? 0);
+  const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(stdout);
+  const errors = bad + (socketErrors ? socketErrors.slice(1).reduce((a, x) => a + Number(x), 0) : 0);
+  return { requests, rps, errors };
+}
+
+async function measure(pid: number, url: string, connections: number, bytes: number): Promise<Measured> {
+  const cpu0 = processCpuMs(pid);
+  const main0 = mainThreadCpuMs(pid);
+  const r = await wrk(url, connections, SECONDS, bytes);
+  const cpu = processCpuMs(pid) - cpu0;
+  const main = mainThreadCpuMs(pid) - main0;
+  return { rps: r.rps, cpuUs: (cpu * 1000) / r.requests, mainUs: (main * 1000) / r.requests, errors: r.errors };
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] as number;
+};
+
+// wrk --version exits 1 after printing its version; only a missing binary has no output.
+await run('wrk', ['--version']).catch((e: { stdout?: string }) => {
+  if (!e.stdout?.includes('wrk')) throw new Error('wrk is not installed (apt-get install wrk)');
+});
+const dir = mkdtempSync(join(tmpdir(), 'horologium-durable-'));
+const servers: Array<{ name: string; port: number; script: string[]; env: Record<string, string> }> = [
+  { name: 'bare route', port: 18_971, script: ['--import', 'tsx', 'bench/bare-route.ts'], env: {} },
+  { name: 'bare durable route', port: 18_972, script: ['--import', 'tsx', 'bench/bare-durable-route.ts'], env: {} },
+  { name: 'Horologium', port: 18_973, script: ['dist/server.js'], env: { HOROLOGIUM_STORE: process.env.BENCH_STORE ?? `sqlite:${join(dir, 'bench.db')}`, LOG_LEVEL: 'info' } },
+];
+const children: ChildProcess[] = [];
+for (const s of servers) children.push(await startChild(s.script, s.env, s.port));
+
+let last = '';
+try {
+  console.log('| result bytes | connections | server | req/s | server CPU µs per request | of which main thread | vs bare route | vs bare durable route |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  let runs = 0;
+  for (const bytes of SIZES) {
+    for (const connections of CONNECTIONS) {
+      const results: Measured[][] = servers.map(() => []);
+      // Warm every server up (JIT, SQLite file growth), then alternate so machine drift hits all alike.
+      for (const s of servers) await wrk(`http://127.0.0.1:${s.port}/v1/sessions/warm${runs}/tool-results`, connections, 2, bytes);
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const [k, s] of servers.entries()) {
+          const pid = children[k]?.pid as number;
+          results[k]?.push(await measure(pid, `http://127.0.0.1:${s.port}/v1/sessions/r${runs}-${round}/tool-results`, connections, bytes));
+        }
+      }
+      runs++;
+      const cpu = results.map((rs) => median(rs.map((r) => r.cpuUs)));
+      const [bare, floor] = cpu as [number, number, number];
+      for (const [k, s] of servers.entries()) {
+        const rs = results[k] as Measured[];
+        const errors = rs.reduce((a, r) => a + r.errors, 0);
+        console.log(
+          `| ${bytes} | ${connections} | ${s.name} | ${median(rs.map((r) => r.rps)).toFixed(0)} | ${(cpu[k] as number).toFixed(1)} (${rs.map((r) => r.cpuUs.toFixed(1)).join(' / ')}) | ` +
+            `${median(rs.map((r) => r.mainUs)).toFixed(1)} | ${((cpu[k] as number) / bare).toFixed(2)}x | ${((cpu[k] as number) / floor).toFixed(2)}x |${errors ? ` ${errors} errors` : ''}`,
+        );
+      }
+      const horologium = cpu[2] as number;
+      last = `ratio at ${bytes} B, ${connections} connections: Horologium ${(horologium / bare).toFixed(2)}x the bare route, ${(horologium / floor).toFixed(2)}x the bare durable route (server CPU per request)`;
+    }
+  }
+  console.log(last);
+} finally {
+  for (const child of children) await stopChild(child);
+  rmSync(dir, { recursive: true, force: true });
+}
