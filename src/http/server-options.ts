@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { LogController, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import pino from 'pino';
 import type { Config } from '../config/config.js';
 import { errorBody } from '../common/errors.js';
 import { clientErrorHandler } from './client-errors.js';
@@ -31,7 +32,10 @@ export function serverOptions(config: Config): FastifyServerOptions {
   return {
     logger: {
       level: config.logLevel,
-      ...(config.logFormat === 'pretty' ? { transport: prettyTransport() } : {}),
+      // Asynchronous: the lines of one moment leave in one write, not one blocking write per line
+      // on the request's path (a tenth of the CPU of a tool result); pino flushes them at exit
+      // (docs/operations.md says what a kill -9 can lose).
+      ...(config.logFormat === 'pretty' ? { transport: prettyTransport() } : { stream: pino.destination({ dest: 1, sync: false }) }),
       // The request line (request-log.ts) is the only per-request log; headers and URLs (which may
       // carry a token) are never logged.
       serializers: { req: () => ({}), res: () => ({}) },
