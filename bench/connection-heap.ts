@@ -5,10 +5,11 @@
  *
  * Usage: npm run build && npx tsx bench/connection-heap.ts [-- --connections 10000]
  *
- * Each server runs in a child process with --heapsnapshot-signal; a heap snapshot is taken after a
- * GC with no connection and again with N connections, each subscribed to a session of its own; the
- * growth of every (node type, name) pair is divided by N, largest first. RSS is read from /proc at
- * the same two moments. The last line is the RSS ratio.
+ * Each server runs in a child process with --heapsnapshot-signal=SIGWINCH (close-with-grace stops
+ * the server on SIGUSR2). RSS is read from /proc on the fresh server and with N connections, each
+ * subscribed to a session of its own; then a heap snapshot (V8 collects garbage first) is taken with
+ * them and another once they have closed; the difference of every (node type, name) pair is divided
+ * by N, largest first. The last line is the RSS ratio.
  */
 import { readdirSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,7 +55,7 @@ function itemise(file: string): Map<string, { bytes: number; count: number }> {
 /** Asks the child for a heap snapshot (V8 runs a full GC first) and waits for the file. */
 async function heapSnapshot(child: ChildProcess, cwd: string): Promise<string> {
   const before = new Set(readdirSync(cwd));
-  child.kill('SIGUSR2');
+  child.kill('SIGWINCH');
   for (let k = 0; k < 600; k++) {
     await sleep(500);
     const fresh = readdirSync(cwd).filter((f) => f.endsWith('.heapsnapshot') && !before.has(f));
@@ -75,17 +76,20 @@ async function heapSnapshot(child: ChildProcess, cwd: string): Promise<string> {
 
 async function measure(name: string, script: string[], env: Record<string, string>, port: number, protocol: Target['protocol']) {
   const cwd = mkdtempSync(join(dir, `${name}-`));
-  const child = await startChild(['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${cwd}`, ...script], env, port);
+  const child = await startChild(['--heapsnapshot-signal=SIGWINCH', `--diagnostic-dir=${cwd}`, ...script], env, port);
   try {
+    // RSS first (a heap snapshot itself grows the RSS): fresh, then with the connections; then the
+    // snapshot with them, and after they closed (their objects collected) the snapshot without.
     await sleep(1000);
-    const empty = itemise(await heapSnapshot(child, cwd));
     const rss0 = rssKiB(child.pid as number);
     const target: Target = { name, protocol, subscribePort: port, postPort: port };
     const subs = await subscribeAll(target, Array.from({ length: CONNECTIONS }, (_, k) => `heap-${k}`), () => {});
     await sleep(3000);
-    const full = itemise(await heapSnapshot(child, cwd));
     const rss1 = rssKiB(child.pid as number);
+    const full = itemise(await heapSnapshot(child, cwd));
     for (const s of subs) s.close();
+    await sleep(3000);
+    const empty = itemise(await heapSnapshot(child, cwd));
     const growth = [...full].map(([key, v]) => ({ key, bytes: (v.bytes - (empty.get(key)?.bytes ?? 0)) / CONNECTIONS, count: (v.count - (empty.get(key)?.count ?? 0)) / CONNECTIONS }));
     growth.sort((a, b) => b.bytes - a.bytes);
     const heap = growth.reduce((a, g) => a + g.bytes, 0);

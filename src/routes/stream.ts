@@ -5,8 +5,10 @@
  * guard, the token of the header or `?token=`. After it, the hub opens a stream over a WsTransport,
  * and the StreamProtocol handles its client messages.
  */
+import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import websocket from '@fastify/websocket';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
 import type { AppContext } from '../app-context.js';
 import { HorologiumError } from '../common/errors.js';
@@ -51,6 +53,7 @@ export async function streamRoutes(app: FastifyInstance, ctx: AppContext): Promi
       throw new HorologiumError('UPGRADE_REQUIRED', 'GET /v1/stream is a WebSocket endpoint: send Upgrade: websocket (or use /v1/sessions/{session}/sse).');
     },
     wsHandler: (ws: WebSocket, request) => {
+      releaseUpgradeRequest(ws, request.log);
       const address = request.ip;
       perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
       const connection = hub.open(new WsTransport(ws, config.heartbeatMs), {
@@ -75,4 +78,23 @@ export async function streamRoutes(app: FastifyInstance, ctx: AppContext): Promi
       });
     },
   });
+}
+
+/**
+ * Lets an idle connection keep only its own state, not the upgrade's HTTP exchange (issue 31: about
+ * 2 KiB of heap a connection, BENCHMARKS.md "bench/connection-heap"). @fastify/websocket's error
+ * listener closes over Fastify's request and reply (and through them the IncomingMessage, its
+ * headers and the ServerResponse), and that response stays attached to the socket as its HTTP
+ * message until the socket ends. The listener is replaced by one that does what the plugin's
+ * default does (log the error, cut the socket) with only the logger, and the response, unused
+ * after the hijacked upgrade, is detached.
+ */
+function releaseUpgradeRequest(ws: WebSocket, log: FastifyBaseLogger): void {
+  ws.removeAllListeners('error');
+  ws.on('error', (error) => {
+    log.error(error);
+    ws.terminate();
+  });
+  const socket = (ws as unknown as { _socket?: Socket & { _httpMessage?: ServerResponse | null } })._socket;
+  if (socket?._httpMessage) socket._httpMessage.detachSocket(socket);
 }
