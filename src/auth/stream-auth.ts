@@ -10,12 +10,17 @@ export const AUTH_TIMEOUT_MS = 5000;
 /** setTimeout's largest delay; a later expiry is re-armed when this one fires. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/** Who is told when the connection's auth runs out: it closes the socket with 4001. */
+export interface AuthExpiry {
+  authExpired(reason: string, kind: AuthFailureKind): void;
+}
+
 export class StreamAuth {
   principal?: Principal;
   private timer?: NodeJS.Timeout;
 
-  /** `onExpired(reason, kind)` closes the socket with 4001. */
-  constructor(private readonly onExpired: (reason: string, kind: AuthFailureKind) => void) {}
+  /** An owner object rather than a callback: one closure less on every connection (issue 31). */
+  constructor(private readonly owner: AuthExpiry) {}
 
   /** Starts with the upgrade's principal, or waits for the `auth` message. */
   start(principal: Principal | undefined): void {
@@ -40,7 +45,7 @@ export class StreamAuth {
   }
 
   private arm(ms: number, reason: string, kind: AuthFailureKind): void {
-    this.timer = setTimeout(() => this.onExpired(reason, kind), ms);
+    this.timer = setTimeout(() => this.owner.authExpired(reason, kind), ms);
     this.timer.unref();
   }
 

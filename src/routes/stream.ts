@@ -11,6 +11,7 @@ import websocket from '@fastify/websocket';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
 import type { AppContext } from '../app-context.js';
+import type { AuthFailureKind } from '../auth/authenticator.js';
 import { HorologiumError } from '../common/errors.js';
 import { isRequestError, parseQuery, StreamProtocol, type SubscribeRequest } from '../stream/stream-protocol.js';
 import { WsTransport } from '../stream/ws-transport.js';
@@ -22,6 +23,9 @@ export async function streamRoutes(app: FastifyInstance, ctx: AppContext): Promi
   const perAddress = new Map<string, number>();
   /** The upgrade URL's subscription, parsed at admission and taken by the handler. */
   const querySubscription = new WeakMap<FastifyRequest, SubscribeRequest>();
+  // Shared by every connection rather than made for each (issue 31: an idle connection's bytes).
+  const limits = { maxBufferedBytes: config.maxBufferedBytes, maxSubscriptions: config.maxSubscriptions };
+  const authFailed = (kind: AuthFailureKind) => ctx.metrics.authFailed('ws', kind);
   await app.register(websocket, {
     // Invalid UTF-8 in a text frame is a bad client message like any other (an error frame, the
     // socket stays open), not a protocol failure: it is decoded with U+FFFD and fails as JSON.
@@ -61,11 +65,9 @@ export async function streamRoutes(app: FastifyInstance, ctx: AppContext): Promi
         log: request.log,
         address,
         principal: request.principal?.id,
-        limits: { maxBufferedBytes: config.maxBufferedBytes, maxSubscriptions: config.maxSubscriptions },
+        limits,
       });
-      const protocol = new StreamProtocol(connection, authenticator, sessionWatch, request.principal, querySubscription.get(request), (kind) =>
-        ctx.metrics.authFailed('ws', kind),
-      );
+      const protocol = new StreamProtocol(connection, authenticator, sessionWatch, request.principal, querySubscription.get(request), authFailed);
       ws.on('close', () => {
         protocol.dispose();
         const left = (perAddress.get(address) ?? 1) - 1;

@@ -65,7 +65,8 @@ export class Subscription {
 export class Connection {
   private readonly subscriptions = new Map<string, Subscription>();
   private closing = false;
-  private work: Promise<void> = Promise.resolve();
+  /** The client messages being handled, in order; undefined when none is (an idle connection holds no promise). */
+  private work: Promise<void> | undefined;
   /** Set when the server closed it: the close code and reason, which the close log line reports. */
   closedWith: { code: number; reason: string } | undefined;
 
@@ -79,14 +80,20 @@ export class Connection {
 
   /** Client messages are handled one after the other, in the order received. */
   enqueue(task: () => Promise<void>): void {
-    this.work = this.work.then(task).catch((err: unknown) => {
-      if (err instanceof StoreUnavailableError) {
-        this.sendError('STORE_UNAVAILABLE', 'the store is unreachable; subscribe again shortly');
-        return;
-      }
-      this.sendError('INTERNAL', 'the message could not be handled');
-      process.emitWarning(err as Error);
-    });
+    const work: Promise<void> = (this.work ?? Promise.resolve())
+      .then(task)
+      .catch((err: unknown) => {
+        if (err instanceof StoreUnavailableError) {
+          this.sendError('STORE_UNAVAILABLE', 'the store is unreachable; subscribe again shortly');
+          return;
+        }
+        this.sendError('INTERNAL', 'the message could not be handled');
+        process.emitWarning(err as Error);
+      })
+      .then(() => {
+        if (this.work === work) this.work = undefined;
+      });
+    this.work = work;
   }
 
   /** A protocol message other than a status frame (subscribed, refreshed, …). */

@@ -7,7 +7,7 @@
  */
 import { AuthError, type AuthFailureKind, type Authenticator } from '../auth/authenticator.js';
 import { coversSession, hasScope, type Principal } from '../auth/principal.js';
-import { StreamAuth } from '../auth/stream-auth.js';
+import { StreamAuth, type AuthExpiry } from '../auth/stream-auth.js';
 import type { FrameErrorCode } from '../common/errors.js';
 import { refreshedFrame, HEARTBEAT } from '../wire/frames.js';
 import {
@@ -127,7 +127,7 @@ function sessionNamed(message: unknown): { session?: string } {
 }
 
 /** The protocol of one connection. */
-export class StreamProtocol {
+export class StreamProtocol implements AuthExpiry {
   private readonly auth: StreamAuth;
 
   constructor(
@@ -141,9 +141,12 @@ export class StreamProtocol {
     /** Told of every refused token or scope (horologium_auth_failures_total). */
     private readonly authFailed: (kind: AuthFailureKind) => void,
   ) {
-    this.auth = new StreamAuth((reason, kind) => this.refuse('UNAUTHORIZED', reason, kind));
+    this.auth = new StreamAuth(this);
     this.auth.start(principal);
-    if (principal && deferred) this.submit(deferred);
+    if (principal && deferred) {
+      this.deferred = undefined;
+      this.submit(deferred);
+    }
   }
 
   /** A text message from the client. */
@@ -234,6 +237,11 @@ export class StreamProtocol {
   private authenticated(principal: Principal): void {
     this.auth.set(principal);
     this.connection.telemetry.authenticated(principal.id);
+  }
+
+  /** The token ran out, or no `auth` came in time (StreamAuth). */
+  authExpired(reason: string, kind: AuthFailureKind): void {
+    this.refuse('UNAUTHORIZED', reason, kind);
   }
 
   /** Closes the connection for a refused token (4001) or scope (4003), and counts it. */

@@ -24,8 +24,8 @@ export class StreamTelemetry {
   private frames = 0;
   private bytes = 0;
   private replayed = 0;
-  /** The first LOGGED_SESSIONS distinct sessions subscribed to. */
-  private readonly sessions = new Set<string>();
+  /** The first LOGGED_SESSIONS distinct sessions subscribed to (an array: most connections hold one or two). */
+  private readonly sessions: string[] = [];
   private subscribes = 0;
   private done = false;
 
@@ -64,7 +64,7 @@ export class StreamTelemetry {
 
   subscribed(session: string): void {
     this.subscribes++;
-    if (this.sessions.size < LOGGED_SESSIONS) this.sessions.add(session);
+    if (this.sessions.length < LOGGED_SESSIONS && !this.sessions.includes(session)) this.sessions.push(session);
   }
 
   slowConsumer(): void {
@@ -82,7 +82,7 @@ export class StreamTelemetry {
         stream: this.kind,
         address: this.address,
         principal: this.principal ?? null,
-        sessions: [...this.sessions],
+        sessions: this.sessions,
         subscribes: this.subscribes,
         duration_ms: Date.now() - this.startedAt,
         frames: this.frames,
