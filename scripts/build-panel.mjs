@@ -22,7 +22,7 @@ export async function buildPanel(outDir) {
     legalComments: 'none',
     logLevel: 'warning',
   });
-  for (const file of ['index.html', 'panel.css']) copyFileSync(new URL(file, source), `${outDir}/${file}`);
+  for (const file of ['index.html', 'panel.css', 'favicon.svg']) copyFileSync(new URL(file, source), `${outDir}/${file}`);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

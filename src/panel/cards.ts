@@ -1,10 +1,14 @@
 /**
  * The cards of a session view, drawn from timeline items with text nodes only. A tool card is
  * `data-state="running"` until its `tool_completed`, then `ok` or `error` with the execution
- * time and the preview; a preview that is an object with a string `content` (a pass-through tool
- * such as `read_file`) is a file view with its path and numbered lines; other events are JSON.
+ * time and the preview. As the seed's Swift file mirror draws them: a preview that is an object
+ * with a string `content` (a pass-through tool such as `read_file`) is a file view headed by the
+ * file's name (its path from the result, or else from the call's `arguments.path`; the whole path
+ * on hover), and a `read_file` result with an `error` is shown as that error; a `patch_file`
+ * result (`ok`, `error`, diff statistics) is the minimal done-card `✓ ok` with its statistics.
+ * Other events are JSON.
  */
-import type { StatusEvent } from '../client/index.js';
+import type { StatusEvent, ToolCompletedData } from '../client/index.js';
 import { copyButton } from './copy.js';
 import { el } from './dom.js';
 import { clock, duration, readable } from './format.js';
@@ -20,7 +24,8 @@ export function card(item: Item): HTMLElement {
 
 function toolCard(item: ToolItem): HTMLElement {
   const done = item.completed?.data;
-  const state = done === undefined ? 'running' : done.is_error === true ? 'error' : 'ok';
+  const failed = done !== undefined && (done.is_error === true || resultError(item.name, done.result) !== undefined);
+  const state = done === undefined ? 'running' : failed ? 'error' : 'ok';
   const time = typeof done?.execution_time === 'number' ? duration(done.execution_time) : undefined;
   const label = state === 'running' ? 'running' : state === 'error' ? (time ? `error after ${time}` : 'error') : time ? `done in ${time}` : 'done';
   const timestamp = item.completed?.timestamp ?? item.startedAt;
@@ -38,29 +43,103 @@ function toolCard(item: ToolItem): HTMLElement {
       timestamp === undefined ? null : el('time', { class: 'at' }, clock(timestamp)),
     ),
     item.args ? el('code', { class: 'args' }, item.args) : null,
-    done === undefined ? null : preview(done.result),
+    done === undefined ? null : preview(item.name, done),
   );
 }
 
-function preview(result: unknown): HTMLElement {
-  const isFile = typeof result === 'object' && result !== null && !Array.isArray(result) && typeof (result as { content?: unknown }).content === 'string';
-  const body = isFile ? fileView(result as FileResult) : folded('preview', readable(result));
+function preview(name: string, done: ToolCompletedData): HTMLElement {
+  const result = done.result;
+  const patch = name === 'patch_file' ? patchResult(result) : undefined;
+  const file = patch ? undefined : fileResult(name, result);
+  const body = patch ? patchView(patch) : file ? fileView(file, argumentsPath(done.arguments)) : folded('preview', readable(result));
   return el('div', { class: 'result' }, body, copyButton('result', () => readable(result)));
 }
 
 interface FileResult {
   path?: unknown;
   range?: unknown;
-  content: string;
+  content?: string;
+  error?: string;
 }
 
-/** A file as a pass-through tool returned it: the path, then its lines numbered from the range's start. */
-function fileView(file: FileResult): HTMLElement {
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A file view's result: an object with a string `content`, or a `read_file` object with a string `error`. */
+function fileResult(name: string, result: unknown): FileResult | undefined {
+  if (!isObject(result)) return undefined;
+  if (typeof result.content === 'string') return result as FileResult;
+  return name === 'read_file' && typeof result.error === 'string' ? (result as FileResult) : undefined;
+}
+
+/** The error a result reports itself, beside `is_error`: a read_file's `error`, a failed patch_file's. */
+function resultError(name: string, result: unknown): string | undefined {
+  if (name === 'patch_file') {
+    const patch = patchResult(result);
+    return patch && patch.ok !== true ? (typeof patch.error === 'string' && patch.error !== '' ? patch.error : 'not applied') : undefined;
+  }
+  const file = fileResult(name, result);
+  return file && typeof file.error === 'string' && file.error !== '' ? file.error : undefined;
+}
+
+/** The path the call was given, as the Swift mirror recovers it (`args?.path ?? ""`). */
+function argumentsPath(args: unknown): string | undefined {
+  return isObject(args) && typeof args.path === 'string' ? args.path : undefined;
+}
+
+interface PatchResult {
+  ok?: unknown;
+  error?: unknown;
+  [statistic: string]: unknown;
+}
+
+/** A patch_file result: the object itself when it passed through, or the JSON text of one (the default preview of an object). */
+function patchResult(result: unknown): PatchResult | undefined {
+  let value = result;
+  if (typeof result === 'string') {
+    try {
+      value = JSON.parse(result);
+    } catch {
+      return undefined;
+    }
+  }
+  return isObject(value) && typeof value.ok === 'boolean' ? value : undefined;
+}
+
+/** The minimal done-card: `✓ ok` (or the error) and the diff statistics, the numbers of the result. */
+function patchView(patch: PatchResult): HTMLElement {
+  const stats = Object.entries(patch).filter(([, v]) => typeof v === 'number');
+  const outcome = patch.ok === true ? el('span', { class: 'patch-ok' }, '✓ ok') : el('span', { class: 'patch-error', role: 'alert' }, `✗ ${typeof patch.error === 'string' && patch.error !== '' ? patch.error : 'not applied'}`);
+  return el(
+    'div',
+    { class: 'patch' },
+    outcome,
+    ...stats.map(([k, v]) => el('span', { class: 'patch-stat', 'data-stat': k }, `${k} ${String(v)}`)),
+  );
+}
+
+/**
+ * A file as a pass-through tool returned it: its name (the whole path on hover), then its lines
+ * numbered from the range's start, or its error.
+ */
+function fileView(file: FileResult, calledWith: string | undefined): HTMLElement {
+  const path = typeof file.path === 'string' ? file.path : (calledWith ?? '');
+  const fileName = path.split('/').filter(Boolean).pop() ?? '';
   const first = Array.isArray(file.range) && Number.isInteger(file.range[0]) ? (file.range[0] as number) : 1;
   const range = Array.isArray(file.range) ? file.range.map(String).join('–') : undefined;
-  const lines = file.content.replace(/\n$/, '').split('\n');
   const view = el('figure', { class: 'file' });
-  const caption = el('figcaption', {}, el('span', { class: 'path' }, typeof file.path === 'string' ? file.path : '(no path)'), range ? el('span', { class: 'range' }, `lines ${range}`) : null);
+  const caption = el(
+    'figcaption',
+    {},
+    el('span', { class: 'path', title: path }, fileName || '(no path)'),
+    range ? el('span', { class: 'range' }, `lines ${range}`) : null,
+  );
+  if (typeof file.content !== 'string') {
+    view.append(caption, el('p', { class: 'file-error', role: 'alert' }, file.error ?? ''));
+    return view;
+  }
+  const lines = file.content.replace(/\n$/, '').split('\n');
   const gutter = el('pre', { class: 'gutter', 'aria-hidden': 'true' });
   const code = el('pre', { class: 'code' });
   const body = el('div', { class: 'file-body' }, gutter, code);

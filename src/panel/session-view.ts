@@ -33,6 +33,8 @@ export class SessionView {
   private readonly root = byId('session-view');
   private readonly title = byId('session-title');
   private readonly meta = byId('session-meta');
+  /** The epoch, behind a toggle: a person rarely needs it, a bug report does. */
+  private readonly epochBox = byId('session-epoch');
   private readonly notices = byId('session-notices');
   private readonly scroller = byId('cards-scroller');
   private readonly cards = byId('cards');
@@ -50,6 +52,7 @@ export class SessionView {
     this.session = session;
     this.reset();
     this.epoch = this.head = undefined;
+    this.epochBox.hidden = true;
     this.root.dataset.view = session === undefined ? 'empty' : 'session';
     replaceChildren(this.notices);
     replaceChildren(this.title, session === undefined ? 'No session selected' : el('span', { class: 'session-id' }, session), session === undefined ? null : copyButton('session id', () => session));
@@ -75,7 +78,9 @@ export class SessionView {
 
   private showHead(head: number): void {
     this.head = head;
-    this.meta.textContent = head === 0 ? 'No events yet: waiting for the first one.' : `${head} events · epoch ${this.epoch ?? ''}`;
+    this.meta.textContent = head === 0 ? 'No events yet: waiting for the first one.' : `${head} events`;
+    this.epochBox.hidden = this.epoch === undefined || this.epoch === '';
+    (this.epochBox.querySelector('code') as HTMLElement).textContent = this.epoch ?? '';
   }
 
   event(event: StatusEvent): void {
@@ -92,6 +97,7 @@ export class SessionView {
     if (session !== this.session) return;
     this.reset();
     this.epoch = undefined;
+    this.epochBox.hidden = true;
     this.notice('deleted', 'This session was deleted. Its next events, if any, appear here.');
   }
 

@@ -46,6 +46,11 @@ export async function panelRoutes(app: FastifyInstance, config: Config): Promise
   }
 
   app.get('/', async (_request, reply) => page(reply));
+  // Browsers ask for it whatever the page's <link rel="icon"> says.
+  app.get('/favicon.ico', async (_request, reply) => {
+    if (!built) throw notBuilt();
+    return reply.headers(SECURITY_HEADERS).type('image/svg+xml').header('cache-control', 'max-age=86400').sendFile('favicon.svg', root);
+  });
   // A link a person can paste: the page's own route for one session.
   app.get('/sessions/:session', async (request, reply) => {
     const { session } = request.params as { session: string };

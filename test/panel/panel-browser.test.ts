@@ -57,6 +57,53 @@ t.test('a read_file result is a file view whose content is text, <script> includ
   t.equal(await page.locator('.card.event[data-type="note"] pre.data').textContent(), '{\n  "html": "<b>bold?</b>"\n}');
 });
 
+t.test("the seed's file mirror: a path from the arguments, the file name with the path on hover, a read_file error, a patch_file card", async (t) => {
+  const browser = await launchChromium(t);
+  if (!browser) return;
+  const srv = await startServer(t, { panelDir: await builtPanel() });
+  const post = async (path: string, body: unknown) => t.equal((await srv.post(`/v1/sessions/mirror/${path}`, body)).status, 202, path);
+  // As the seed's read_file returns it: content and no path; the path is in the call's arguments.
+  await post('tool-calls', { call_id: 'r1', name: 'read_file', args: { path: 'src/app/main.ts' } });
+  await post('tool-results', { call_id: 'r1', name: 'read_file', result: { content: 'one\ntwo\n' } });
+  await post('tool-results', { call_id: 'r2', name: 'read_file', args: { path: 'lib/gone.rb' }, result: { error: 'No such file: lib/gone.rb' } });
+  await post('tool-results', { call_id: 'p1', name: 'patch_file', result: { ok: true, hunks: 2, added: 12, removed: 3 } });
+  await post('tool-results', { call_id: 'p2', name: 'patch_file', result: { ok: false, error: 'hunk 2 does not apply' } });
+  const page = await browser.newPage();
+  await page.goto(`${srv.url}/sessions/mirror`);
+  const read = page.locator('.card[data-call-id="r1"]');
+  await read.locator('figure.file').waitFor();
+  t.equal(await read.locator('.path').textContent(), 'main.ts', 'the file name, from arguments.path');
+  t.equal(await read.locator('.path').getAttribute('title'), 'src/app/main.ts', 'the whole path on hover');
+  t.equal(await read.locator('pre.code').textContent(), 'one\ntwo');
+  t.equal(await read.getAttribute('data-state'), 'ok');
+  const failed = page.locator('.card[data-call-id="r2"]');
+  await failed.locator('.file-error').waitFor();
+  t.equal(await failed.locator('.file-error').textContent(), 'No such file: lib/gone.rb');
+  t.equal(await failed.locator('.path').textContent(), 'gone.rb');
+  t.equal(await failed.getAttribute('data-state'), 'error', 'a read_file error is an error');
+  t.equal(await failed.locator('pre.code').count(), 0);
+  const patched = page.locator('.card[data-call-id="p1"]');
+  await patched.locator('.patch').waitFor();
+  t.equal(await patched.locator('.patch-ok').textContent(), '✓ ok');
+  t.same(await patched.locator('.patch-stat').allTextContents(), ['hunks 2', 'added 12', 'removed 3']);
+  t.equal(await patched.getAttribute('data-state'), 'ok');
+  const refused = page.locator('.card[data-call-id="p2"]');
+  await refused.locator('.patch').waitFor();
+  t.equal(await refused.locator('.patch-error').textContent(), '✗ hunk 2 does not apply');
+  t.equal(await refused.getAttribute('data-state'), 'error');
+  t.ok(await page.locator('#show-earlier').isHidden(), 'nothing earlier: no "Show earlier"');
+  t.equal(await page.locator('#session-meta').textContent(), '5 events', 'the count, without the epoch');
+  const epoch = page.locator('#session-epoch');
+  t.ok(await epoch.isVisible(), 'the epoch is behind a toggle');
+  t.ok(await epoch.locator('code').isHidden(), 'closed until asked');
+  await epoch.locator('summary').click();
+  t.match(await epoch.locator('code').textContent(), /^[0-9a-f-]{36}$/, 'the epoch, on request');
+  const icon = await fetch(`${srv.url}/favicon.ico`);
+  t.equal(icon.status, 200, '/favicon.ico is served');
+  t.equal(icon.headers.get('content-type'), 'image/svg+xml');
+  t.match(await icon.text(), /^<svg /);
+});
+
 t.test('the server restarts: the badge says reconnecting, then the session resumes with no duplicate card', async (t) => {
   const browser = await launchChromium(t);
   if (!browser) return;
