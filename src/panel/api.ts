@@ -20,11 +20,11 @@ export interface SessionsPage {
   next: string | null;
 }
 
-async function getJson<T>(path: string): Promise<T> {
+async function getJson<T>(path: string, method: 'GET' | 'DELETE' = 'GET'): Promise<T> {
   const token = storedToken();
   let res: Response;
   try {
-    res = await fetch(path, { headers: token ? { authorization: `Bearer ${token}` } : {}, cache: 'no-store' });
+    res = await fetch(path, { method, headers: token ? { authorization: `Bearer ${token}` } : {}, cache: 'no-store' });
   } catch {
     throw new ApiError(0, 'NETWORK', 'The server cannot be reached.');
   }
@@ -38,6 +38,16 @@ export function listSessions(options: { cursor?: string | null; prefix?: string;
   if (options.cursor) query.set('cursor', options.cursor);
   if (options.prefix) query.set('prefix', options.prefix);
   return getJson<SessionsPage>(`v1/sessions?${query}`);
+}
+
+/** One session's summary: its heads, its model queue's head and committed cursor. */
+export function sessionSummary(session: string): Promise<SessionSummaryJson> {
+  return getJson<SessionSummaryJson>(`v1/sessions/${encodeURIComponent(session)}`);
+}
+
+/** Deletes a session (scope admin): its events, model queue and call records. */
+export function deleteSession(session: string): Promise<unknown> {
+  return getJson<unknown>(`v1/sessions/${encodeURIComponent(session)}`, 'DELETE');
 }
 
 /** The stream's URL beside the page: ws: for http:, wss: for https:. */

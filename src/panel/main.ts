@@ -4,7 +4,7 @@
  * The list is fetched first: a 401 there shows the token prompt before any socket is opened.
  */
 import { HorologiumClient } from '../client/index.js';
-import { ApiError, streamUrl } from './api.js';
+import { ApiError, deleteSession, sessionSummary, streamUrl } from './api.js';
 import { ConnectionBadge } from './connection-badge.js';
 import { currentRoute, onRouteChange, sessionHref } from './router.js';
 import { SessionList } from './session-list.js';
@@ -12,6 +12,8 @@ import { SessionView } from './session-view.js';
 import { TokenPrompt } from './token-prompt.js';
 import { storedToken } from './token.js';
 
+/** How often the open session's model queue line is read again. */
+const QUEUE_REFRESH_MS = 5000;
 const badge = new ConnectionBadge();
 const list = new SessionList();
 const view = new SessionView();
@@ -67,7 +69,10 @@ function connect(): HorologiumClient {
     onUnsubscribed: (info) => {
       if (info.reason === 'deleted') view.deleted(info.session);
     },
-    onSession: (change) => list.onSession(change),
+    onSession: (change) => {
+      list.onSession(change);
+      if (!change.deleted) view.queue(change);
+    },
     onError: (error) => {
       if (error.code === 'UNAUTHORIZED') {
         c.close();
@@ -92,8 +97,27 @@ function route(): void {
   if (view.session !== undefined) client?.unsubscribe(view.session);
   view.open(session);
   list.select(session);
-  if (session !== undefined) client?.subscribe(session, 0);
+  if (session !== undefined) {
+    client?.subscribe(session, 0);
+    refreshQueue();
+  }
 }
+
+/** The open session's model queue line: fetched on opening and every few seconds, since an ack is
+ *  not an event and so no watch frame tells of it. */
+function refreshQueue(): void {
+  const session = view.session;
+  if (session === undefined || document.hidden) return;
+  sessionSummary(session).then(
+    (summary) => view.queue(summary),
+    () => undefined, // not there yet, or not allowed: the next refresh or a watch frame fills it in
+  );
+}
+setInterval(refreshQueue, QUEUE_REFRESH_MS);
+
+view.onDelete(async (session) => {
+  await deleteSession(session);
+});
 
 onRouteChange(() => route());
 

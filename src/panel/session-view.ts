@@ -6,7 +6,7 @@
  * is at its bottom) new cards scroll into view; a person who scrolled up keeps their place and gets
  * "N new: jump to latest".
  */
-import type { StatusEvent, SubscribedInfo } from '../client/index.js';
+import type { SessionSummaryJson, StatusEvent, SubscribedInfo } from '../client/index.js';
 import { card } from './cards.js';
 import { copyButton } from './copy.js';
 import { byId, el, replaceChildren } from './dom.js';
@@ -35,6 +35,9 @@ export class SessionView {
   private readonly meta = byId('session-meta');
   /** The epoch, behind a toggle: a person rarely needs it, a bug report does. */
   private readonly epochBox = byId('session-epoch');
+  /** The model queue's head, committed cursor and lag: how far the model side is behind. */
+  private readonly queueLine = byId('session-queue');
+  private readonly deleteButton = byId<HTMLButtonElement>('delete-session');
   private readonly notices = byId('session-notices');
   private readonly scroller = byId('cards-scroller');
   private readonly cards = byId('cards');
@@ -53,6 +56,8 @@ export class SessionView {
     this.reset();
     this.epoch = this.head = undefined;
     this.epochBox.hidden = true;
+    this.queueLine.hidden = true;
+    this.deleteButton.hidden = session === undefined;
     this.root.dataset.view = session === undefined ? 'empty' : 'session';
     replaceChildren(this.notices);
     replaceChildren(this.title, session === undefined ? 'No session selected' : el('span', { class: 'session-id' }, session), session === undefined ? null : copyButton('session id', () => session));
@@ -93,8 +98,30 @@ export class SessionView {
     else requestAnimationFrame(() => this.flush());
   }
 
+  /** The session's model queue, from its summary (fetched on opening, then the watch's changes). */
+  queue(summary: SessionSummaryJson): void {
+    if (summary.session !== this.session) return;
+    const lag = summary.queue_head - summary.committed;
+    this.queueLine.textContent =
+      summary.queue_head === 0 ? 'Model queue: empty' : `Model queue: ${summary.queue_head} entries · committed through ${summary.committed} · ${lag} unacknowledged`;
+    this.queueLine.hidden = false;
+  }
+
+  /** Wires the delete action: `remove` deletes the session; refusals and failures are told here. */
+  onDelete(remove: (session: string) => Promise<void>): void {
+    this.deleteButton.addEventListener('click', () => {
+      const session = this.session;
+      if (session === undefined) return;
+      if (!confirm(`Delete the session ${session}? Its events, its model queue and its call records are removed for good.`)) return;
+      remove(session).catch((error: Error & { status?: number }) => {
+        this.notice('forbidden', error.status === 403 ? `This token may not delete sessions (it needs the admin scope): ${error.message}` : `The session was not deleted: ${error.message}`);
+      });
+    });
+  }
+
   deleted(session: string): void {
     if (session !== this.session) return;
+    this.queueLine.hidden = true;
     this.reset();
     this.epoch = undefined;
     this.epochBox.hidden = true;

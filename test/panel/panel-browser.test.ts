@@ -104,6 +104,34 @@ t.test("the seed's file mirror: a path from the arguments, the file name with th
   t.match(await icon.text(), /^<svg /);
 });
 
+t.test('the header shows the model queue and its lag; an admin deletes the session after confirming', async (t) => {
+  const browser = await launchChromium(t);
+  if (!browser) return;
+  const srv = await startServer(t, { panelDir: await builtPanel() });
+  for (const k of [1, 2, 3]) await srv.post('/v1/sessions/lag/tool-results', { call_id: `c${k}`, name: 'grep', result: { content: `r${k}` } });
+  t.equal((await srv.post('/v1/sessions/lag/queue/ack', { through: 1 })).status, 200);
+  const page = await browser.newPage();
+  await page.goto(`${srv.url}/sessions/lag`);
+  const line = page.locator('#session-queue');
+  await line.waitFor();
+  t.equal(await line.textContent(), 'Model queue: 3 entries · committed through 1 · 2 unacknowledged');
+  await srv.post('/v1/sessions/lag/queue/ack', { through: 3 });
+  await page.locator('#session-queue', { hasText: '0 unacknowledged' }).waitFor({ timeout: 15_000 });
+  t.pass('an ack shows within the refresh (5 s)');
+  let asked = '';
+  page.once('dialog', (dialog) => {
+    asked = dialog.message();
+    void dialog.dismiss();
+  });
+  await page.locator('#delete-session').click();
+  t.match(asked, /^Delete the session lag\?/, 'it asks first');
+  t.equal((await srv.get('/v1/sessions/lag')).status, 200, 'dismissed: nothing deleted');
+  page.once('dialog', (dialog) => void dialog.accept());
+  await page.locator('#delete-session').click();
+  await page.locator('.notice[data-kind="deleted"]').waitFor({ timeout: 10_000 });
+  t.equal((await srv.get('/v1/sessions/lag')).status, 404, 'accepted: the session is gone');
+});
+
 t.test('the server restarts: the badge says reconnecting, then the session resumes with no duplicate card', async (t) => {
   const browser = await launchChromium(t);
   if (!browser) return;
