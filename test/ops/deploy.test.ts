@@ -37,9 +37,9 @@ t.test('the build carries every file the server reads at run time, in the image 
   };
   walk('');
   t.ok(assets.length > 0, `${assets.length} files beside the TypeScript (the Lua scripts)`);
-  // The panel's page and stylesheet go to dist/panel/ with its bundle (scripts/build-panel.mjs);
+  // The panel's page, stylesheet and icon go to dist/panel/ with its bundle (scripts/build-panel.mjs);
   // its tsconfig.json is the type check's, not read at run time.
-  const panelFiles = [...read('scripts/build-panel.mjs').matchAll(/'([a-z-]+\.(?:html|css))'/g)].map((m) => `panel/${m[1]}`);
+  const panelFiles = [...read('scripts/build-panel.mjs').matchAll(/'([a-z-]+\.(?:html|css|svg))'/g)].map((m) => `panel/${m[1]}`);
   for (const asset of assets) {
     if (asset === 'panel/tsconfig.json') continue;
     if (asset.startsWith('panel/')) t.ok(panelFiles.includes(asset), `src/${asset} is copied to dist/panel/ by scripts/build-panel.mjs`);
