@@ -6,6 +6,7 @@
 import { HorologiumClient } from '../client/index.js';
 import { ApiError, deleteSession, sessionSummary, streamUrl } from './api.js';
 import { ConnectionBadge } from './connection-badge.js';
+import { Drawer } from './drawer.js';
 import { currentRoute, onRouteChange, sessionHref } from './router.js';
 import { SessionList } from './session-list.js';
 import { SessionView } from './session-view.js';
@@ -15,6 +16,7 @@ import { storedToken } from './token.js';
 /** How often the open session's model queue line is read again. */
 const QUEUE_REFRESH_MS = 5000;
 const badge = new ConnectionBadge();
+const drawer = new Drawer();
 const list = new SessionList();
 const view = new SessionView();
 const prompt = new TokenPrompt(() => void start());
@@ -93,6 +95,7 @@ function connect(): HorologiumClient {
 function route(): void {
   const r = currentRoute();
   const session = r.view === 'session' ? r.session : undefined;
+  drawer.set(session === undefined); // on a phone, no session open: show the list
   if (session === view.session) return;
   if (view.session !== undefined) client?.unsubscribe(view.session);
   view.open(session);

@@ -7,6 +7,16 @@ import type { Page } from 'playwright-core';
 import { builtPanel, launchChromium } from '../helpers/browser.js';
 import { restartableServer, startServer } from '../helpers/server.js';
 
+// The page's own globals, used inside page.evaluate and waitForFunction (this file is compiled
+// without the DOM library).
+interface PageElement {
+  offsetParent: unknown;
+  textContent: string | null;
+  getBoundingClientRect(): { left: number; right: number; top: number; bottom: number };
+}
+declare const document: { querySelector(selector: string): PageElement; querySelectorAll(selector: string): ArrayLike<PageElement>; body: PageElement };
+declare function getComputedStyle(element: PageElement): { visibility: string; backgroundColor: string };
+
 const cardCount = (page: Page) => page.locator('#cards .card').count();
 
 t.test('a session posted after the page opened appears; its card goes from running to done with the preview', async (t) => {
@@ -130,6 +140,70 @@ t.test('the header shows the model queue and its lag; an admin deletes the sessi
   await page.locator('#delete-session').click();
   await page.locator('.notice[data-kind="deleted"]').waitFor({ timeout: 10_000 });
   t.equal((await srv.get('/v1/sessions/lag')).status, 404, 'accepted: the session is gone');
+});
+
+/** The boxes of `selector` inside the page that overlap one another (by more than a pixel), as pairs of their texts. */
+async function overlaps(page: Page, selector: string): Promise<string[]> {
+  return page.evaluate((sel) => {
+    const found: string[] = [];
+    const boxes = Array.from(document.querySelectorAll(sel))
+      .filter((e) => e.offsetParent !== null)
+      .map((e) => ({ text: (e.textContent ?? '').slice(0, 30), r: e.getBoundingClientRect() }));
+    for (let i = 0; i < boxes.length; i++) {
+      for (let j = i + 1; j < boxes.length; j++) {
+        const a = boxes[i]!.r;
+        const b = boxes[j]!.r;
+        const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+        const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+        if (w > 1 && h > 1) found.push(`${boxes[i]!.text} / ${boxes[j]!.text}`);
+      }
+    }
+    return found;
+  }, selector);
+}
+
+t.test('at 400 px the list is a drawer, cards reflow and nothing overlaps, light and dark', async (t) => {
+  const browser = await launchChromium(t);
+  if (!browser) return;
+  const srv = await startServer(t, { panelDir: await builtPanel() });
+  const session = 'narrow-session-with-a-rather-long-identifier';
+  await srv.post(`/v1/sessions/${session}/tool-calls`, { call_id: 'call-0123456789-abcdefghij-long', name: 'search_the_whole_repository', args: { q: 'x'.repeat(200) } });
+  await srv.post(`/v1/sessions/${session}/tool-results`, { call_id: 'call-0123456789-abcdefghij-long', name: 'search_the_whole_repository', result: { content: 'a-very-long-line-without-spaces-'.repeat(20) } });
+  await srv.post(`/v1/sessions/${session}/tool-results`, { call_id: 'r1', name: 'read_file', result: { path: 'src/some/deep/directory/file-with-a-long-name.ts', range: [1, 2], content: 'x\ny' } });
+  await srv.post(`/v1/sessions/${session}/events`, { type: 'progress_report_with_a_long_type', data: { step: 1 } });
+  for (const colorScheme of ['light', 'dark'] as const) {
+    const page = await browser.newPage({ viewport: { width: 400, height: 800 }, colorScheme });
+    await page.goto(srv.url);
+    const drawer = page.locator('#sessions');
+    await page.locator(`.session-item[href$="${session}"]`).waitFor();
+    t.ok(await drawer.isVisible(), `${colorScheme}: with no session open, the list is shown`);
+    await page.locator(`.session-item[href$="${session}"]`).click();
+    await page.locator('.card[data-call-id="r1"] figure.file').waitFor();
+    await page.waitForFunction(() => getComputedStyle(document.querySelector('#sessions')).visibility === 'hidden');
+    t.pass(`${colorScheme}: opening a session closes the drawer`);
+    const view = await page.locator('#session-view').boundingBox();
+    t.ok(view !== null && view.x === 0 && Math.round(view.width) === 400, `${colorScheme}: the session takes the whole width`);
+    t.same(await overlaps(page, '.card'), [], `${colorScheme}: no card overlaps another`);
+    for (const card of await page.locator('.card').all()) {
+      const box = (await card.boundingBox())!;
+      t.ok(box.x >= 0 && box.x + box.width <= 400, `${colorScheme}: a card fits the width`);
+      const id = (await card.getAttribute('data-call-id')) ?? (await card.getAttribute('data-type'));
+      t.same(await overlaps(page, `.card[data-seq="${await card.getAttribute('data-seq')}"] > header > *, .card[data-seq="${await card.getAttribute('data-seq')}"] .result > *`), [], `${colorScheme}: nothing inside card ${id} overlaps`);
+      for (const child of await card.locator('header > *, .result > *').all()) {
+        const c = await child.boundingBox();
+        if (c) t.ok(c.x >= box.x - 1 && c.x + c.width <= box.x + box.width + 1, `${colorScheme}: ${id}: a header or result part stays inside its card`);
+      }
+    }
+    await page.locator('#sessions-toggle').click();
+    await page.waitForFunction(() => getComputedStyle(document.querySelector('#sessions')).visibility === 'visible');
+    t.equal(await page.locator('#sessions-toggle').getAttribute('aria-expanded'), 'true', `${colorScheme}: the toggle opens the drawer`);
+    await page.keyboard.press('Escape');
+    await page.waitForFunction(() => getComputedStyle(document.querySelector('#sessions')).visibility === 'hidden');
+    t.pass(`${colorScheme}: Escape closes it`);
+    const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    t.equal(background, colorScheme === 'light' ? 'rgb(247, 247, 245)' : 'rgb(19, 20, 22)', `${colorScheme}: the ${colorScheme} palette`);
+    await page.close();
+  }
 });
 
 t.test('the server restarts: the badge says reconnecting, then the session resumes with no duplicate card', async (t) => {
