@@ -6,12 +6,13 @@
  * file's name (its path from the result, or else from the call's `arguments.path`; the whole path
  * on hover), and a `read_file` result with an `error` is shown as that error; a `patch_file`
  * result (`ok`, `error`, diff statistics) is the minimal done-card `✓ ok` with its statistics.
- * Other events are JSON.
+ * Other object previews and every event's data are a collapsible JSON tree.
  */
 import type { StatusEvent, ToolCompletedData } from '../client/index.js';
 import { copyButton } from './copy.js';
 import { el } from './dom.js';
 import { clock, duration, readable } from './format.js';
+import { jsonTree } from './json-tree.js';
 import type { EventItem, Item, ToolItem } from './timeline.js';
 
 /** Longer texts are folded to this many lines or characters, with a control to show them whole. */
@@ -51,7 +52,7 @@ function preview(name: string, done: ToolCompletedData): HTMLElement {
   const result = done.result;
   const patch = name === 'patch_file' ? patchResult(result) : undefined;
   const file = patch ? undefined : fileResult(name, result);
-  const body = patch ? patchView(patch) : file ? fileView(file, argumentsPath(done.arguments)) : folded('preview', readable(result));
+  const body = patch ? patchView(patch) : file ? fileView(file, argumentsPath(done.arguments)) : typeof result === 'string' ? folded('preview', result) : jsonTree(result);
   return el('div', { class: 'result' }, body, copyButton('result', () => readable(result)));
 }
 
@@ -158,7 +159,7 @@ function eventCard(item: EventItem): HTMLElement {
     'article',
     { class: 'card event', 'data-type': event.type, 'data-seq': item.seq },
     el('header', {}, el('span', { class: 'event-type' }, event.type), el('span', { class: 'spacer' }), el('span', { class: 'seq' }, `#${event.seq}`), el('time', { class: 'at' }, clock(event.timestamp))),
-    folded('data', JSON.stringify(event.data, null, 2)),
+    jsonTree(event.data),
   );
 }
 

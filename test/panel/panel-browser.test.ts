@@ -64,7 +64,10 @@ t.test('a read_file result is a file view whose content is text, <script> includ
   t.equal(await file.locator('pre.gutter').textContent(), '10\n11\n12');
   t.equal(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned), undefined, 'nothing ran');
   t.equal(await page.locator('#cards script, #cards img, #cards b').count(), 0, 'no element made from a producer string');
-  t.equal(await page.locator('.card.event[data-type="note"] pre.data').textContent(), '{\n  "html": "<b>bold?</b>"\n}');
+  const note = page.locator('.card.event[data-type="note"] .json-tree');
+  t.equal(await note.locator('summary').textContent(), '{…} 1 key', 'the data as a tree');
+  t.equal(await note.locator('.json-key').textContent(), '"html"');
+  t.equal(await note.locator('.json-string').textContent(), '"<b>bold?</b>"', 'the markup as text');
 });
 
 t.test("the seed's file mirror: a path from the arguments, the file name with the path on hover, a read_file error, a patch_file card", async (t) => {
@@ -204,6 +207,26 @@ t.test('at 400 px the list is a drawer, cards reflow and nothing overlaps, light
     t.equal(background, colorScheme === 'light' ? 'rgb(247, 247, 245)' : 'rgb(19, 20, 22)', `${colorScheme}: the ${colorScheme} palette`);
     await page.close();
   }
+});
+
+t.test('event data and object previews are collapsible JSON trees, open two levels deep', async (t) => {
+  const browser = await launchChromium(t);
+  if (!browser) return;
+  const srv = await startServer(t, { panelDir: await builtPanel(), passthroughTools: new Set(['read_file', 'stats']) });
+  await srv.post('/v1/sessions/tree/events', { type: 'nested', data: { a: { b: [1, 'x', null] }, z: true, deep: { l1: { l2: 1 } }, none: {} } });
+  await srv.post('/v1/sessions/tree/tool-results', { call_id: 's1', name: 'stats', result: { files: 3, list: ['a', 'b'] } });
+  const page = await browser.newPage();
+  await page.goto(`${srv.url}/sessions/tree`);
+  const tree = page.locator('.card.event[data-type="nested"] .json-tree');
+  await tree.waitFor();
+  t.same(await tree.locator('summary').allTextContents(), ['{…} 4 keys', '{…} 1 key', '[…] 3 items', '{…} 1 key', '{…} 1 key']);
+  t.same(await tree.locator('details').evaluateAll((all) => all.map((d) => (d as unknown as { open: boolean }).open)), [true, true, false, true, false], 'open to depth 2');
+  t.same(await tree.locator('.json-key').allTextContents(), ['"a"', '"b"', '"z"', '"deep"', '"l1"', '"l2"', '"none"']);
+  t.same(await tree.locator('.json-number, .json-string, .json-null, .json-boolean, .json-empty').allTextContents(), ['1', '"x"', 'null', 'true', '1', '{}']);
+  const preview = page.locator('.card[data-call-id="s1"] .result .json-tree');
+  await preview.waitFor();
+  t.equal(await preview.locator('summary').first().textContent(), '{…} 2 keys', 'an object preview too');
+  t.same(await preview.locator('.json-string').allTextContents(), ['"a"', '"b"']);
 });
 
 t.test('the server restarts: the badge says reconnecting, then the session resumes with no duplicate card', async (t) => {
