@@ -25,6 +25,7 @@ await post(`/v1/sessions/${session}/tool-results`, { call_id: 'call_02', name: '
 await post(`/v1/sessions/${session}/tool-calls`, { call_id: 'call_03', name: 'run_tests', args: { filter: 'ledger' } });
 await post(`/v1/sessions/${session}/tool-results`, { call_id: 'call_03', name: 'run_tests', execution_time: 3.42, is_error: true, result: 'FAIL test/ledger.test.ts\n  expected queueSeq 3, got 2' });
 await post(`/v1/sessions/${session}/events`, { type: 'thinking', data: { text: 'The sqlite writer numbers the queue before the ledger insert.' } });
+await post(`/v1/sessions/${session}/tool-results`, { call_id: 'call_05', name: 'patch_file', execution_time: 0.021, result: { ok: true, hunks: 2, added: 14, removed: 3 } });
 await post(`/v1/sessions/${session}/tool-calls`, { call_id: 'call_04', name: 'apply_patch', args: { file: 'src/store/sqlite-writer.ts' } });
 
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
@@ -44,5 +45,11 @@ for (const colorScheme of ['light', 'dark'] as const) {
   }
   await page.close();
 }
+// A phone: the session, with the list as a drawer behind the top bar's button.
+const phone = await browser.newPage({ colorScheme: 'light', viewport: { width: 400, height: 820 } });
+await phone.goto(`${base}/#/sessions/${session}`);
+await phone.locator('.card[data-call-id="call_04"]').waitFor();
+await phone.screenshot({ path: 'docs/panel-narrow.png' });
+await phone.close();
 await browser.close();
 await app.close();
