@@ -26,6 +26,19 @@ export async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
+/** Linux's USER_HZ: /proc counts CPU time in ticks of 10 ms. */
+const TICK_MS = 10;
+
+/**
+ * CPU milliseconds (user + system) from /proc: of a whole process, the threads that ended included,
+ * or, given `tid`, of that one thread (the main thread's tid is the pid).
+ */
+export function cpuMs(pid: number, tid?: number | string): number {
+  const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+
 /** Resident set size of a process, in KiB (Linux /proc). */
 export function rssKiB(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));

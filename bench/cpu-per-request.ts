@@ -7,10 +7,10 @@
  * Env: BENCH_STORE (default a fresh sqlite file), BENCH_SCRIPT (default dist/server.js; e.g.
  * "--import tsx bench/bare-route.ts" for the baseline).
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startChild, stopChild } from './children.js';
+import { cpuMs, startChild, stopChild } from './children.js';
 import { driveToolResults } from './load.js';
 import { numberOption } from './options.js';
 
@@ -26,9 +26,7 @@ function threadCpu(): Map<string, number> {
   const cpu = new Map<string, number>();
   for (const tid of readdirSync(`/proc/${child.pid}/task`)) {
     try {
-      const stat = readFileSync(`/proc/${child.pid}/task/${tid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      cpu.set(tid, (Number(fields[11]) + Number(fields[12])) * 10);
+      cpu.set(tid, cpuMs(child.pid as number, tid));
     } catch {
       // the thread ended between the listing and the read
     }

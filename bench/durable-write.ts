@@ -14,33 +14,18 @@
  * divided by the requests wrk completed. Medians are reported; the last line is the ratio.
  */
 import { execFile, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { startChild, stopChild } from './children.js';
+import { cpuMs, startChild, stopChild } from './children.js';
 import { listOption, numberOption } from './options.js';
 
 const SIZES = listOption('bytes', [2048]);
 const CONNECTIONS = listOption('connections', [50]);
 const SECONDS = numberOption('seconds', 6);
 const ROUNDS = numberOption('rounds', 3);
-const TICK_MS = 1000 / 100; // USER_HZ is 100 on Linux
 const run = promisify(execFile);
-
-/** CPU milliseconds of a process, all its threads (and those that ended) together. */
-function processCpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-}
-
-/** CPU milliseconds of the process's main thread (its tid is its pid). */
-function mainThreadCpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-}
 
 interface Measured {
   rps: number;
@@ -63,11 +48,11 @@ async function wrk(url: string, connections: number, seconds: number, bytes: num
 }
 
 async function measure(pid: number, url: string, connections: number, bytes: number): Promise<Measured> {
-  const cpu0 = processCpuMs(pid);
-  const main0 = mainThreadCpuMs(pid);
+  const cpu0 = cpuMs(pid);
+  const main0 = cpuMs(pid, pid);
   const r = await wrk(url, connections, SECONDS, bytes);
-  const cpu = processCpuMs(pid) - cpu0;
-  const main = mainThreadCpuMs(pid) - main0;
+  const cpu = cpuMs(pid) - cpu0;
+  const main = cpuMs(pid, pid) - main0;
   return { rps: r.rps, cpuUs: (cpu * 1000) / r.requests, mainUs: (main * 1000) / r.requests, errors: r.errors };
 }
 

@@ -5,9 +5,9 @@
  * subscribers on another (two instances sharing Redis).
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { WebSocket } from 'ws';
+import { cpuMs } from './children.js';
 
 export interface Target {
   name: string;
@@ -18,14 +18,9 @@ export interface Target {
   pids?: number[];
 }
 
-/** User + system CPU time of processes so far, in microseconds (Linux /proc, 100 ticks a second). */
+/** User + system CPU time of processes so far, in microseconds (children.ts reads /proc). */
 function cpuMicros(pids: number[]): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    ticks += Number(fields[11]) + Number(fields[12]);
-  }
-  return ticks * 10_000;
+  return pids.reduce((sum, pid) => sum + cpuMs(pid) * 1000, 0);
 }
 
 type OnStatus = (frame: Buffer) => void;

@@ -10,10 +10,10 @@
  * all of them read from /proc. The last line is the 8 MiB read's server CPU in ms.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startChild, stopChild } from './children.js';
+import { cpuMs, startChild, stopChild } from './children.js';
 import { numberOption } from './options.js';
 
 const READS = numberOption('reads', 20);
@@ -21,11 +21,6 @@ const PORT = 18_941;
 const base = `http://127.0.0.1:${PORT}`;
 const dir = mkdtempSync(join(tmpdir(), 'horologium-large-'));
 
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 /** A result of about `bytes` bytes with characters that JSON escapes in it, as real file contents have. */
 function result(bytes: number): string {

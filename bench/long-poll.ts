@@ -14,11 +14,11 @@
  * are recorded. The last line is the idle CPU and the p99s.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startChild, stopChild } from './children.js';
+import { cpuMs, startChild, stopChild } from './children.js';
 import { numberOption } from './options.js';
 
 const CONSUMERS = numberOption('consumers', 1000);
@@ -30,12 +30,6 @@ const dir = mkdtempSync(join(tmpdir(), 'horologium-long-poll-'));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const agent = new Agent({ keepAlive: true, maxSockets: CONSUMERS + 16 });
 
-/** CPU milliseconds of a process, every thread. */
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 function http(method: string, path: string, body?: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {

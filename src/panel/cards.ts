@@ -25,7 +25,8 @@ export function card(item: Item): HTMLElement {
 
 function toolCard(item: ToolItem): HTMLElement {
   const done = item.completed?.data;
-  const failed = done !== undefined && (done.is_error === true || resultError(item.name, done.result) !== undefined);
+  const shown = done === undefined ? undefined : shownAs(item.name, done.result);
+  const failed = done !== undefined && (done.is_error === true || shown?.error !== undefined);
   const state = done === undefined ? 'running' : failed ? 'error' : 'ok';
   const time = typeof done?.execution_time === 'number' ? duration(done.execution_time) : undefined;
   const label = state === 'running' ? 'running' : state === 'error' ? (time ? `error after ${time}` : 'error') : time ? `done in ${time}` : 'done';
@@ -44,15 +45,34 @@ function toolCard(item: ToolItem): HTMLElement {
       timestamp === undefined ? null : el('time', { class: 'at' }, clock(timestamp)),
     ),
     item.args ? el('code', { class: 'args' }, item.args) : null,
-    done === undefined ? null : preview(item.name, done),
+    done === undefined || shown === undefined ? null : preview(done, shown),
   );
 }
 
-function preview(name: string, done: ToolCompletedData): HTMLElement {
-  const result = done.result;
+/**
+ * How a completed call's preview is drawn, decided once per card: a patch card, a file view, or
+ * plain (text or a JSON tree); `error` is the error the result reports itself, beside `is_error`.
+ */
+type Shown = { kind: 'patch'; patch: PatchResult; error?: string } | { kind: 'file'; file: FileResult; error?: string } | { kind: 'plain'; error?: undefined };
+
+function shownAs(name: string, result: unknown): Shown {
   const patch = name === 'patch_file' ? patchResult(result) : undefined;
-  const file = patch ? undefined : fileResult(name, result);
-  const body = patch ? patchView(patch) : file ? fileView(file, argumentsPath(done.arguments)) : typeof result === 'string' ? folded('preview', result) : jsonTree(result);
+  if (patch) return patch.ok === true ? { kind: 'patch', patch } : { kind: 'patch', patch, error: patchError(patch) };
+  const file = fileResult(name, result);
+  if (!file) return { kind: 'plain' };
+  return typeof file.error === 'string' && file.error !== '' ? { kind: 'file', file, error: file.error } : { kind: 'file', file };
+}
+
+function preview(done: ToolCompletedData, shown: Shown): HTMLElement {
+  const result = done.result;
+  const body =
+    shown.kind === 'patch'
+      ? patchView(shown.patch)
+      : shown.kind === 'file'
+        ? fileView(shown.file, argumentsPath(done.arguments))
+        : typeof result === 'string'
+          ? folded('preview', result)
+          : jsonTree(result);
   return el('div', { class: 'result' }, body, copyButton('result', () => readable(result)));
 }
 
@@ -72,16 +92,6 @@ function fileResult(name: string, result: unknown): FileResult | undefined {
   if (!isObject(result)) return undefined;
   if (typeof result.content === 'string') return result as FileResult;
   return name === 'read_file' && typeof result.error === 'string' ? (result as FileResult) : undefined;
-}
-
-/** The error a result reports itself, beside `is_error`: a read_file's `error`, a failed patch_file's. */
-function resultError(name: string, result: unknown): string | undefined {
-  if (name === 'patch_file') {
-    const patch = patchResult(result);
-    return patch && patch.ok !== true ? (typeof patch.error === 'string' && patch.error !== '' ? patch.error : 'not applied') : undefined;
-  }
-  const file = fileResult(name, result);
-  return file && typeof file.error === 'string' && file.error !== '' ? file.error : undefined;
 }
 
 /** The path the call was given, as the Swift mirror recovers it (`args?.path ?? ""`). */
@@ -108,10 +118,15 @@ function patchResult(result: unknown): PatchResult | undefined {
   return isObject(value) && typeof value.ok === 'boolean' ? value : undefined;
 }
 
+/** Why a patch was not applied: its `error`, or "not applied" when it gives none. */
+function patchError(patch: PatchResult): string {
+  return typeof patch.error === 'string' && patch.error !== '' ? patch.error : 'not applied';
+}
+
 /** The minimal done-card: `✓ ok` (or the error) and the diff statistics, the numbers of the result. */
 function patchView(patch: PatchResult): HTMLElement {
   const stats = Object.entries(patch).filter(([, v]) => typeof v === 'number');
-  const outcome = patch.ok === true ? el('span', { class: 'patch-ok' }, '✓ ok') : el('span', { class: 'patch-error', role: 'alert' }, `✗ ${typeof patch.error === 'string' && patch.error !== '' ? patch.error : 'not applied'}`);
+  const outcome = patch.ok === true ? el('span', { class: 'patch-ok' }, '✓ ok') : el('span', { class: 'patch-error', role: 'alert' }, `✗ ${patchError(patch)}`);
   return el(
     'div',
     { class: 'patch' },

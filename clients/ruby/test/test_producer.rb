@@ -123,6 +123,17 @@ class SinkTest < Minitest::Test
     assert_equal({ 'text' => 'reading the ledger' }, frames.last['data'])
   end
 
+  def test_a_completion_naming_its_call_id_closes_that_start
+    sink = Horologium::Sink.new(url: SERVER.url, session: 'oracle-named')
+    sink.send_status('tool_starting', { name: 'grep', call_id: 'named' })
+    sink.send_status('tool_starting', { name: 'grep' })
+    sink.send_status('tool_completed', { name: 'grep', call_id: 'named', result: 'first' })
+    sink.send_status('tool_completed', { name: 'grep', result: 'second' })
+    entries = SERVER.get('/v1/sessions/oracle-named/queue?after=0')['entries']
+    starts = SERVER.get('/v1/sessions/oracle-named/events?after=0')['events'].map { |f| f['result'] }.select { |f| f['type'] == 'tool_starting' }
+    assert_equal [['named', 'first'], [starts[1]['data']['call_id'], 'second']], entries.map { |e| [e['call_id'], e['result']] }
+  end
+
   def test_a_completion_without_a_start_gets_a_call_id_of_its_own
     sink = Horologium::Sink.new(url: SERVER.url, session: 'oracle-alone')
     sink.send_status('tool_completed', { 'name' => 'grep', 'result' => 'found' })

@@ -18,7 +18,8 @@ module Horologium
     def initialize(url:, session:, token: nil, **options)
       @session = session
       @producer = Producer.new(url: url, token: token, **options)
-      @open_calls = Hash.new { |calls, name| calls[name] = [] }
+      # Open starts by tool name, oldest first; a name leaves the hash when its last start completes.
+      @open_calls = {}
       @lock = Mutex.new
     end
 
@@ -38,13 +39,31 @@ module Horologium
       call_id = payload['call_id']&.to_s || SecureRandom.uuid
       args = payload.key?('args') ? payload['args'] : Producer::ABSENT
       reply = @producer.tool_call(@session, name: name, call_id: call_id, args: args)
-      @lock.synchronize { @open_calls[name] << reply['call_id'] }
+      @lock.synchronize { (@open_calls[name] ||= []) << reply['call_id'] }
       reply
+    end
+
+    # The oldest open start of +name+, taken off the list.
+    def oldest_open(name)
+      calls = @open_calls[name]
+      return nil if calls.nil?
+
+      @open_calls.delete(name) if calls.length == 1
+      calls.shift
+    end
+
+    # A completion that names its call_id closes that start, so a later one without a call_id is not paired with it.
+    def close_open(name, call_id)
+      calls = @open_calls[name]
+      calls&.delete(call_id)
+      @open_calls.delete(name) if calls&.empty?
+      call_id
     end
 
     def tool_completed(payload)
       name = payload.fetch('name').to_s
-      call_id = payload['call_id']&.to_s || @lock.synchronize { @open_calls[name].shift } || SecureRandom.uuid
+      call_id = payload['call_id']&.to_s
+      call_id = @lock.synchronize { call_id ? close_open(name, call_id) : oldest_open(name) } || SecureRandom.uuid
       @producer.tool_result(
         @session,
         call_id: call_id, name: name, result: payload['result'],
