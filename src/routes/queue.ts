@@ -33,9 +33,19 @@ export function queueRoutes(app: FastifyInstance, ctx: AppContext): void {
     const query = validate(queueQuerySchema, request.query, 'INVALID_QUERY');
     let page = await store.readQueue(session, query.after, query.limit);
     if (page.entries.length === 0 && query.wait > 0) {
-      const after = query.after ?? page.committed;
-      await queueWatch.waitFor(session, Math.max(after, page.head), query.wait * 1000);
-      page = await store.readQueue(session, query.after, query.limit);
+      const deadline = Date.now() + query.wait * 1000;
+      // Watching before reading again: an entry committed after that read wakes the wait.
+      const wait = await queueWatch.open(session);
+      try {
+        page = await store.readQueue(session, query.after, query.limit);
+        while (page.entries.length === 0 && Date.now() < deadline) {
+          const more = await wait.grownPast(Math.max(query.after ?? page.committed, page.head), deadline - Date.now());
+          page = await store.readQueue(session, query.after, query.limit);
+          if (!more) break; // Shutting down: answered with what is there now.
+        }
+      } finally {
+        wait.close();
+      }
     }
     return reply.code(200).type('application/json; charset=utf-8').send(pageJson(page));
   });

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ack, EMPTY_HEADS, incarnationEpoch, Ledger, type CallRecord, type Clock, type LedgerTx, type SessionHeads } from './ledger.js';
-import { Listeners } from './listeners.js';
+import { Listeners, localFeed } from './listeners.js';
 import { byActivity, decodeCursor, encodeCursor, isAfter } from './session-cursor.js';
 import type {
   AckOutcome,
@@ -138,6 +138,11 @@ export class MemoryStore implements Store, LedgerTx {
   listen(listener: StoreListener): () => void {
     return this.listeners.add(listener);
   }
+
+  readonly follow = localFeed.follow;
+  readonly unfollow = localFeed.unfollow;
+  readonly followSessions = localFeed.followSessions;
+  readonly unfollowSessions = localFeed.unfollowSessions;
 
   // LedgerTx: the memory store is its own transaction.
 

@@ -1,24 +1,32 @@
 /**
  * The `redis://` backend, for several instances sharing one truth. Every write is one Lua script
- * (redis-scripts.ts) that checks idempotency, assigns the seqs, appends and PUBLISHes the committed
+ * (redis-scripts.ts) that checks idempotency, assigns the seqs, appends and publishes the committed
  * event, so concurrent instances never produce a gap, a duplicate or two seqs out of order. The
  * rules around that atomic step (duplicate or conflict, execution time, entry shape) are the
  * Ledger's own pure functions, so this backend cannot drift from sqlite and memory.
  *
+ * Fan-out: each session's events, queue heads, resets and deletion go out with SPUBLISH on the
+ * session's own shard channel (in its hash slot), and an instance subscribes (SSUBSCRIBE) to the
+ * channels of the sessions it has local followers of (`follow`, counted in ChannelInterest), so it
+ * receives nothing of the others. Session changes for watch_sessions go out at most once a second
+ * per session on one classic channel, subscribed only while the instance has a watcher.
+ *
  * Faults: commands are not queued while Redis is unreachable and never retried (a write retried
  * after a lost reply could apply twice), so a request fails at once with StoreUnavailableError
  * (503) and a 202 always means Redis acknowledged the script; with `appendfsync always` that
- * means it is on disk. The subscriber connection re-subscribes when Redis is back and then
- * announces `resync`, because messages published while it was away are gone: every stream
- * subscription re-reads what it may have missed.
+ * means it is on disk. The subscriber connections subscribe to their channels again when Redis is
+ * back, and each session's channel, once back, announces `resync` for the session, because messages
+ * published while it was away are gone: its subscriptions re-read what they may have missed.
  */
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
+import { ChannelInterest } from './channel-interest.js';
 import { composeEvent, composeToolStarting, frameOf, type ComposedEvent } from '../wire/event-composer.js';
 import { completion, eventKeyRecord, keyedEventRepeat, stampOf, startedCall, startRepeat, systemClock, type CallRecord, type Clock } from './ledger.js';
 import { Listeners } from './listeners.js';
 import { DurabilityCheck } from './redis-durability.js';
 import { SCRIPTS } from './redis-scripts.js';
+import { redisVersion, versionProblem } from './redis-version.js';
 import { decodeCursor, encodeCursor } from './session-cursor.js';
 import {
   StoreUnavailableError,
@@ -45,11 +53,25 @@ import {
 } from './types.js';
 
 const PREFIX = 'horologium';
-const CHANNEL = `${PREFIX}:events`;
+/** The sessions channel: which sessions changed, for watch_sessions (lua/lib.lua announce_change). */
+const SESSIONS_CHANNEL = `${PREFIX}:sessions:changes`;
 const DEPTH_KEY = `${PREFIX}:depth`;
 const INDEX_KEY = `${PREFIX}:sessions`;
 /** A call record changed between composing and writing (a concurrent tool-calls): decide again. */
 const MAX_RECOMPOSE = 5;
+const FOLLOW_LINGER_MS = 2000;
+/**
+ * The sessions channel says a session changed at most once a second: a second after each message,
+ * the session is looked at again, and when it changed since, its watchers hear of it.
+ */
+const CHANGE_RECHECK_MS = 1000;
+/**
+ * When the sessions channel is subscribed (again), the sessions active since this long before (or
+ * before the connection was lost) are looked at again a second later, as after a message: a change
+ * of theirs may have gone unannounced (the channel's last message for them came before).
+ */
+const CHANGE_LOOKBACK_MS = 2000;
+const MAX_CHANGES_ANNOUNCED = 1000;
 
 type Reply = Array<string | number | null>;
 type Arg = string | number;
@@ -58,7 +80,7 @@ type Scripts = { [K in keyof typeof SCRIPTS]: (...keysAndArgs: Arg[]) => Promise
 
 const keys = (session: string) => {
   const tag = `${PREFIX}:{${session}}`;
-  return { heads: `${tag}:heads`, events: `${tag}:events`, queue: `${tag}:queue`, calls: `${tag}:calls` };
+  return { heads: `${tag}:heads`, events: `${tag}:events`, queue: `${tag}:queue`, calls: `${tag}:calls`, channel: `${tag}:ch` };
 };
 
 /** The started call as the scripts keep it: everything but its event seq, as JSON built whole. */
@@ -94,9 +116,20 @@ function pairs(reply: Reply, skip: number): Array<[number, string]> {
 export class RedisStore implements Store {
   readonly kind = 'redis';
   private readonly redis: Redis & Scripts;
-  private readonly subscriber: Redis;
+  /** Subscribes to the channels of the sessions followed here (SSUBSCRIBE). */
+  private readonly sharded: Redis;
+  /** Subscribes to the sessions channel while there are watchers (SUBSCRIBE): another connection, as ioredis counts classic and shard subscriptions as one. */
+  private readonly watcher: Redis;
   private readonly listeners = new Listeners();
-  private subscribedOnce = false;
+  /** The followed sessions, by session. */
+  private readonly channels: ChannelInterest;
+  /** The sessions channel's one entry. */
+  private readonly sessionsFeed: ChannelInterest;
+  /** The look-again timers of the sessions channel's messages, and the change time each announced. */
+  private readonly rechecks = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  private opened = false;
+  /** When the watcher connection was lost (the changes since then are announced once it is back). */
+  private watcherLostAt: number | undefined;
   private readonly durability: DurabilityCheck;
 
   constructor(
@@ -110,37 +143,55 @@ export class RedisStore implements Store {
       retryStrategy: (times: number) => Math.min(100 * times, 2000),
     };
     this.redis = new Redis(url, { ...common, enableOfflineQueue: false, maxRetriesPerRequest: 0, autoResubscribe: false }) as Redis & Scripts;
-    // Re-subscribed by hand (not autoResubscribe) so that `resync` is announced only once the
-    // subscription is back: an event published before that is then read from the store.
-    this.subscriber = new Redis(url, { ...common, autoResubscribe: false, maxRetriesPerRequest: null });
+    // Subscriptions fail at once while the connection is away (the subscriber is told to try again),
+    // and are made again by hand (not autoResubscribe) so that `resync` is announced only once a
+    // channel is back: an event published before that is then read from the store.
+    const subscriber: RedisOptions = { ...common, enableOfflineQueue: false, autoResendUnfulfilledCommands: false, autoResubscribe: false, maxRetriesPerRequest: null };
+    this.sharded = new Redis(url, subscriber);
+    this.watcher = new Redis(url, subscriber);
     for (const [name, script] of Object.entries(SCRIPTS)) this.redis.defineCommand(name, script);
     this.durability = new DurabilityCheck(this.redis);
+    const linger = options.followLingerMs ?? FOLLOW_LINGER_MS;
+    this.channels = new ChannelInterest(
+      { subscribe: (session) => this.sharded.ssubscribe(keys(session).channel), unsubscribe: (session) => this.sharded.sunsubscribe(keys(session).channel) },
+      linger,
+    );
+    this.sessionsFeed = new ChannelInterest({ subscribe: (channel) => this.watcher.subscribe(channel), unsubscribe: (channel) => this.watcher.unsubscribe(channel) }, linger);
     // Connection errors are reported through failed commands, /readyz and the trouble metrics;
     // not as crashes.
-    this.redis.on('error', () => undefined);
-    this.subscriber.on('error', () => undefined);
-    for (const connection of [this.redis, this.subscriber]) connection.on('reconnecting', () => this.options.telemetry?.trouble('reconnect'));
-    this.subscriber.on('message', (_channel: string, message: string) => this.received(message));
-    this.subscriber.on('ready', () => {
-      if (!this.subscribedOnce) return;
-      this.subscriber.subscribe(CHANNEL).then(
-        () => this.announceResync(),
-        () => this.subscriber.disconnect(true),
-      );
+    for (const connection of [this.redis, this.sharded, this.watcher]) {
+      connection.on('error', () => undefined);
+      connection.on('reconnecting', () => this.options.telemetry?.trouble('reconnect'));
+    }
+    this.sharded.on('smessage', (_channel: string, message: string) => this.received(message));
+    this.sharded.on('ready', () => {
+      if (this.opened) this.channels.resubscribe((session) => this.announceResync(session));
+    });
+    this.watcher.on('message', (_channel: string, message: string) => this.sessionChanged(message));
+    this.watcher.on('close', () => (this.watcherLostAt ??= Date.now()));
+    this.watcher.on('ready', () => {
+      const lostAt = this.watcherLostAt;
+      this.watcherLostAt = undefined;
+      if (this.opened && lostAt !== undefined) this.sessionsFeed.resubscribe(() => void this.recheckRecent(lostAt));
     });
   }
 
   async open(): Promise<void> {
+    let problem: string | undefined;
     try {
       await this.redis.connect();
-      await this.subscriber.connect();
-      await this.subscriber.subscribe(CHANNEL);
-      this.subscribedOnce = true;
+      problem = versionProblem(redisVersion(await this.redis.info('server')));
+      if (!problem) await Promise.all([this.sharded.connect(), this.watcher.connect()]);
     } catch (err) {
-      this.redis.disconnect();
-      this.subscriber.disconnect();
+      this.disconnectAll();
       throw new Error(`HOROLOGIUM_STORE: cannot reach Redis: ${(err as Error).message}`);
     }
+    if (problem) {
+      this.disconnectAll();
+      throw new Error(`HOROLOGIUM_STORE: ${problem}`);
+    }
+    this.watcherLostAt = undefined;
+    this.opened = true;
   }
 
   /** What Redis's settings mean for durability (redis-durability.ts): logged at start-up, shown by /readyz. */
@@ -149,9 +200,19 @@ export class RedisStore implements Store {
   }
 
   async close(): Promise<void> {
-    this.subscriber.disconnect();
+    this.opened = false;
+    this.channels.clear();
+    this.sessionsFeed.clear();
+    for (const { timer } of this.rechecks.values()) clearTimeout(timer);
+    this.rechecks.clear();
+    this.sharded.disconnect();
+    this.watcher.disconnect();
     if (this.redis.status === 'ready') await this.redis.quit().catch(() => undefined);
     this.redis.disconnect();
+  }
+
+  private disconnectAll(): void {
+    for (const connection of [this.redis, this.sharded, this.watcher]) connection.disconnect();
   }
 
   async isReady(): Promise<boolean> {
@@ -178,13 +239,13 @@ export class RedisStore implements Store {
     const reply = await this.commit(() =>
       this.redis.hAppend(
         k.heads, k.events, k.queue, k.calls, INDEX_KEY,
-        composed.head, this.options.historySize, randomUUID(), CHANNEL, session, type, Date.now(), key ? eventKeyRecord(key.id) : '', key?.fingerprint ?? '',
+        composed.head, this.options.historySize, randomUUID(), k.channel, session, type, Date.now(), key ? eventKeyRecord(key.id) : '', key?.fingerprint ?? '', SESSIONS_CHANNEL,
       ),
     );
     if (reply[0] === 'exists' && key) {
       return keyedEventRepeat({ completed: { fingerprint: String(reply[1]), queueSeq: 0, eventSeq: Number(reply[2]) } }, key) as KeyedEventOutcome;
     }
-    return { status: 'created', event: committed(session, Number(reply[1]), composed) };
+    return { status: 'created', event: this.appended(committed(session, Number(reply[1]), composed)) };
   }
 
   async startCall(session: string, input: StartCallInput): Promise<StartCallOutcome> {
@@ -193,12 +254,15 @@ export class RedisStore implements Store {
     const composed = composeToolStarting(input, stampOf(session, now));
     const started = JSON.stringify(startedCall(input, now));
     const reply = await this.commit(() =>
-      this.redis.hStartCall(k.heads, k.events, k.queue, k.calls, INDEX_KEY, input.callId, composed.head, started, this.options.historySize, randomUUID(), CHANNEL, session, Date.now()),
+      this.redis.hStartCall(
+        k.heads, k.events, k.queue, k.calls, INDEX_KEY,
+        input.callId, composed.head, started, this.options.historySize, randomUUID(), k.channel, session, Date.now(), SESSIONS_CHANNEL,
+      ),
     );
     if (reply[0] === 'exists') {
       return startRepeat(callRecord(reply.slice(1)), input) ?? { status: 'conflict', message: 'this call_id already has a record' };
     }
-    const event = committed(session, Number(reply[1]), composed);
+    const event = this.appended(committed(session, Number(reply[1]), composed));
     return { status: 'created', eventSeq: event.seq, event };
   }
 
@@ -215,7 +279,7 @@ export class RedisStore implements Store {
       const reply = await this.commit(() =>
         this.redis.hCompleteCall(
           k.heads, k.events, k.queue, k.calls, DEPTH_KEY, INDEX_KEY,
-          input.callId, expected, entry, decided.composed.head, input.fingerprint, this.options.historySize, randomUUID(), CHANNEL, session, Date.now(),
+          input.callId, expected, entry, decided.composed.head, input.fingerprint, this.options.historySize, randomUUID(), k.channel, session, Date.now(), SESSIONS_CHANNEL,
         ),
       );
       if (reply[0] === 'changed') {
@@ -223,7 +287,7 @@ export class RedisStore implements Store {
         expected = typeof reply[1] === 'string' ? reply[1] : '';
         continue;
       }
-      const event = committed(session, Number(reply[2]), decided.composed);
+      const event = this.appended(committed(session, Number(reply[2]), decided.composed));
       return { status: 'created', queueSeq: Number(reply[1]), eventSeq: event.seq, event };
     }
     throw new StoreUnavailableError('the call record kept changing under this write; retry');
@@ -237,14 +301,14 @@ export class RedisStore implements Store {
 
   async readEvents(session: string, after: number, limit: number): Promise<EventPage> {
     const k = keys(session);
-    const reply = await this.call(() => this.redis.hReadEvents(k.heads, k.events, k.queue, k.calls, after, limit, randomUUID(), CHANNEL, session));
+    const reply = await this.call(() => this.redis.hReadEvents(k.heads, k.events, k.queue, k.calls, after, limit, randomUUID(), k.channel, session));
     const events = pairs(reply, 3).map(([seq, item]) => eventRecord(session, seq, item));
     return { session, epoch: String(reply[0]), head: Number(reply[1]), oldest: Number(reply[2]), events };
   }
 
   async readQueue(session: string, after: number | undefined, limit: number): Promise<QueuePage> {
     const k = keys(session);
-    const reply = await this.call(() => this.redis.hReadQueue(k.heads, k.events, k.queue, k.calls, after === undefined ? '' : String(after), limit, randomUUID(), CHANNEL, session));
+    const reply = await this.call(() => this.redis.hReadQueue(k.heads, k.events, k.queue, k.calls, after === undefined ? '' : String(after), limit, randomUUID(), k.channel, session));
     const entries = pairs(reply, 3).map(([queueSeq, json]): QueueEntry => ({ queueSeq, ...(JSON.parse(json) as Omit<QueueEntry, 'queueSeq'>) }));
     return { session, committed: Number(reply[0]), head: Number(reply[1]), oldest: Number(reply[2]), entries };
   }
@@ -279,7 +343,7 @@ export class RedisStore implements Store {
   async sessionSummary(session: string): Promise<SessionSummary | undefined> {
     const k = keys(session);
     const [eventHead, queueHead, committed, epoch, createdAt, lastEventAt, oldest] = await this.call(() =>
-      this.redis.hSessionSummary(k.heads, k.events, k.queue, k.calls, randomUUID(), CHANNEL, session),
+      this.redis.hSessionSummary(k.heads, k.events, k.queue, k.calls, randomUUID(), k.channel, session),
     );
     if (createdAt === null || createdAt === undefined) return undefined;
     return {
@@ -301,8 +365,13 @@ export class RedisStore implements Store {
   /** Deletes a session, or with a cutoff only if it is still inactive since then (the sweep). */
   private async deleteIfInactive(session: string, inactiveBefore: number | ''): Promise<boolean> {
     const k = keys(session);
-    const [deleted] = await this.commit(() => this.redis.hDeleteSession(k.heads, k.events, k.queue, k.calls, DEPTH_KEY, INDEX_KEY, session, CHANNEL, inactiveBefore));
-    return Number(deleted) === 1;
+    const [deleted] = await this.commit(() =>
+      this.redis.hDeleteSession(k.heads, k.events, k.queue, k.calls, DEPTH_KEY, INDEX_KEY, session, k.channel, inactiveBefore, SESSIONS_CHANNEL),
+    );
+    if (Number(deleted) !== 1) return false;
+    // Told here at once; the other instances (and this one, again) hear it on the session's channel.
+    this.listeners.deleted(session);
+    return true;
   }
 
   /**
@@ -337,13 +406,94 @@ export class RedisStore implements Store {
     return this.listeners.add(listener);
   }
 
+  follow(session: string): Promise<void> {
+    return this.subscribed(this.channels.follow(session));
+  }
+
+  unfollow(session: string): void {
+    this.channels.unfollow(session);
+  }
+
+  async followSessions(): Promise<void> {
+    const first = !this.sessionsFeed.has(SESSIONS_CHANNEL);
+    await this.subscribed(this.sessionsFeed.follow(SESSIONS_CHANNEL));
+    if (first) void this.recheckRecent(Date.now());
+  }
+
+  unfollowSessions(): void {
+    this.sessionsFeed.unfollow(SESSIONS_CHANNEL);
+  }
+
+  /** A subscription that cannot be made is the store being unavailable (the subscriber is told). */
+  private async subscribed(ready: Promise<void>): Promise<void> {
+    try {
+      await ready;
+    } catch (err) {
+      this.options.telemetry?.trouble('command_error');
+      throw new StoreUnavailableError(`redis: cannot subscribe: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  /** An event this instance committed, for the listeners that count them; returned as it is. */
+  private appended(event: EventRecord): EventRecord {
+    this.listeners.appended([event]);
+    return event;
+  }
+
   /**
-   * The two connections come back at their own pace: the subscriptions re-read through the
-   * command connection, so `resync` waits until that one is ready too.
+   * A session's channel is subscribed again after its connection was lost. The connections come
+   * back at their own pace: the subscriptions re-read through the command connection, so `resync`
+   * waits until that one is ready too.
    */
-  private announceResync(): void {
-    if (this.redis.status === 'ready') this.listeners.resync();
-    else this.redis.once('ready', () => this.listeners.resync());
+  private announceResync(session: string): void {
+    if (this.redis.status === 'ready') this.listeners.resync(session);
+    else this.redis.once('ready', () => this.listeners.resync(session));
+  }
+
+  /**
+   * A message of the sessions channel (lua/lib.lua announce_change): "<ms>\n<session>" for a change
+   * at that time, "-\n<session>" for a deletion. Its watchers hear of it now; a second later the
+   * session is looked at again, and if it changed after the time announced (a change the channel
+   * did not carry, as it says at most one a second), they hear of it again.
+   */
+  private sessionChanged(message: string): void {
+    this.options.telemetry?.received('sessions');
+    const nl = message.indexOf('\n');
+    if (nl < 0) return;
+    const session = message.slice(nl + 1);
+    const pending = this.rechecks.get(session);
+    if (pending) {
+      clearTimeout(pending.timer);
+      this.rechecks.delete(session);
+    }
+    this.listeners.changed(session);
+    const at = Number(message.slice(0, nl));
+    if (Number.isFinite(at)) this.recheck(session, at); // Not after a deletion: nothing after it goes unannounced.
+  }
+
+  /** Looks at `session` again in a second: its watchers hear of it if it changed after `at`. */
+  private recheck(session: string, at: number): void {
+    const timer = setTimeout(() => {
+      this.rechecks.delete(session);
+      this.redis.hget(keys(session).heads, 'last_event_at').then(
+        (last) => {
+          if (last !== null && Number(last) > at) this.listeners.changed(session);
+        },
+        () => undefined, // Redis away: the watchers hear of the session at its next change.
+      );
+    }, CHANGE_RECHECK_MS);
+    timer.unref();
+    this.rechecks.set(session, { at, timer });
+  }
+
+  /**
+   * The sessions channel was just subscribed (again) at `since` (or lost then): a session active
+   * shortly before may change without a message (the channel's last one for it came before), so
+   * each is looked at again as after a message, and its watchers hear of changes after `since`.
+   */
+  private async recheckRecent(since: number): Promise<void> {
+    const recent = await this.redis.zrangebyscore(INDEX_KEY, since - CHANGE_LOOKBACK_MS, '+inf', 'LIMIT', 0, MAX_CHANGES_ANNOUNCED).catch(() => [] as string[]);
+    for (const session of recent) if (!this.rechecks.has(session)) this.recheck(session, since);
   }
 
   /** Runs a command; any failure to reach Redis is the store being unavailable (503). */
@@ -366,6 +516,7 @@ export class RedisStore implements Store {
 
   /** A published message: a JSON header (lua/lib.lua), and after its newline an event's frame head. */
   private received(message: string): void {
+    this.options.telemetry?.received('session');
     const nl = message.indexOf('\n');
     let header: { kind?: string; session?: string; seq?: number; type?: string; head?: number; epoch?: string };
     try {
@@ -378,7 +529,7 @@ export class RedisStore implements Store {
     if (kind === 'e' && typeof header.seq === 'number' && typeof header.type === 'string' && nl >= 0) {
       const event: EventRecord = { session, seq: header.seq, type: header.type, frame: frameOf(message.slice(nl + 1), header.seq) };
       if (typeof header.epoch === 'string') event.epoch = header.epoch;
-      this.listeners.events([event]);
+      this.listeners.delivered([event]);
     } else if (kind === 'q' && typeof header.head === 'number') {
       this.listeners.queue(session, header.head);
     } else if (kind === 'd') {

@@ -9,7 +9,7 @@
  */
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import { Listeners } from './listeners.js';
+import { Listeners, localFeed } from './listeners.js';
 import { SqliteReader } from './sqlite-reader.js';
 import type { WriterBatch, WriterOptions, WriterReply } from './sqlite-worker.js';
 import type { WriteResult } from './sqlite-writer.js';
@@ -178,6 +178,11 @@ export class SqliteStore implements Store {
   listen(listener: StoreListener): () => void {
     return this.listeners.add(listener);
   }
+
+  readonly follow = localFeed.follow;
+  readonly unfollow = localFeed.unfollow;
+  readonly followSessions = localFeed.followSessions;
+  readonly unfollowSessions = localFeed.unfollowSessions;
 
   private openReader(): SqliteReader {
     if (!this.reader?.open) throw new StoreUnavailableError('the sqlite store is closed');

@@ -202,8 +202,19 @@ interface OutcomeOf {
 export type Applied = { [K in WriteOp['kind']]: { kind: K; session: string; value: OutcomeOf[K] } }[WriteOp['kind']];
 
 export interface StoreListener {
-  /** Events committed, in seq order for their session. */
+  /**
+   * Events committed, in seq order for their session: on redis only those of the sessions this
+   * instance follows (Store.follow), on memory and sqlite all of them.
+   */
   events?(events: readonly EventRecord[]): void;
+  /** Events this instance committed (each event is heard here by exactly one instance): for counting. */
+  appended?(events: readonly EventRecord[]): void;
+  /**
+   * A session was created, got an event or was deleted (for watch_sessions; redis: while
+   * Store.followSessions is held, at most about once a second per session, and again a second
+   * after each, which shows what changed in between).
+   */
+  changed?(session: string): void;
   /** A session was deleted (its subscribers are told). */
   deleted?(session: string): void;
   /**
@@ -214,10 +225,10 @@ export interface StoreListener {
   /** A session's model queue has grown to `head`. */
   queue?(session: string, head: number): void;
   /**
-   * The live feed may have missed events (a backend whose notifications travel over a connection
-   * that was lost and is back): re-read from the store what must not be missed.
+   * The live feed of `session` may have missed events (redis: the subscriber connection was lost
+   * and the session's channel is subscribed again): re-read from the store what must not be missed.
    */
-  resync?(): void;
+  resync?(session: string): void;
 }
 
 /** One warning of Store.warnings: a stable code and a sentence for people. */
@@ -227,6 +238,7 @@ export interface StoreWarning {
 }
 
 export type StoreTrouble = 'command_error' | 'reconnect';
+export type RedisChannelKind = 'session' | 'sessions';
 
 export interface Store {
   /** `memory`, `sqlite` or `redis`: for logs and metrics. */
@@ -275,6 +287,17 @@ export interface Store {
 
   /** Registers a listener for committed writes; returns its removal. */
   listen(listener: StoreListener): () => void;
+  /**
+   * This instance has a local follower of `session` (a stream subscription, a long-poll): resolves
+   * once every commit of the session from this moment on will reach the listeners, so that a read
+   * made after it misses nothing. memory and sqlite hear every commit anyway; redis subscribes to
+   * the session's channel. Each follow that resolved is given back with `unfollow`.
+   */
+  follow(session: string): Promise<void>;
+  unfollow(session: string): void;
+  /** The same for the `changed` notifications (a watch_sessions watcher). */
+  followSessions(): Promise<void>;
+  unfollowSessions(): void;
 }
 
 export interface StoreOptions {
@@ -282,6 +305,11 @@ export interface StoreOptions {
   historySize: number;
   /** Where the backend reports how its commits and connections fare (the metrics); none in most tests. */
   telemetry?: StoreTelemetry;
+  /**
+   * redis: how long a session's channel stays subscribed after its last local follower left, so
+   * that a reconnecting panel does not make the instance unsubscribe and subscribe again (2 s).
+   */
+  followLingerMs?: number;
 }
 
 /**
@@ -296,6 +324,8 @@ export interface StoreTelemetry {
   committed(writes: number, seconds: number): void;
   /** The backend had trouble (redis): a command failed, or a connection is reconnecting. */
   trouble(kind: StoreTrouble): void;
+  /** redis: a pub/sub message arrived, on a session's channel or on the sessions channel. */
+  received(channel: RedisChannelKind): void;
 }
 
 /** The backend cannot be reached or cannot commit; the request stored nothing (503). */

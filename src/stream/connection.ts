@@ -3,8 +3,9 @@
  * replay-then-live rule, over any Transport (a WebSocket, or an SSE response: the same rules hold
  * for both, from this one implementation).
  *
- * Replay then live, with no gap and no duplicate: a subscription is registered with the hub
- * *before* the store is read, so every event committed after that moment is captured in
+ * Replay then live, with no gap and no duplicate: a subscription is registered with the hub, which
+ * follows its session in the store (redis: the session's channel is subscribed), *before* the store
+ * is read, so every event committed after that moment is captured in
  * `pending`; the replay reads the store page by page, and when it has caught up, the pending events
  * with a seq beyond the last one sent are flushed and the subscription goes live.
  *
@@ -26,7 +27,8 @@ const CATCH_UP_ATTEMPTS = 4;
 
 /** What the hub keeps of subscriptions: the sessions they watch, to hand them each event. */
 export interface SubscriptionRegistry {
-  add(sub: Subscription): void;
+  /** Resolves once the subscription hears every later commit of its session (or rejects, unregistered). */
+  add(sub: Subscription): Promise<void>;
   remove(sub: Subscription): void;
 }
 
@@ -55,6 +57,8 @@ export class Subscription {
   epoch = '';
   pending: Outgoing[] = [];
   pendingBytes = 0;
+  /** Whether the registry holds a follow of the store for it (given back when it is removed). */
+  followed = false;
 
   constructor(
     readonly session: string,
@@ -123,9 +127,11 @@ export class Connection {
     }
     const sub = new Subscription(session, this);
     this.subscriptions.set(session, sub);
-    this.registry.add(sub);
     let page: EventPage;
     try {
+      // Registered and following before the store is read: nothing committed after the read is missed.
+      await this.registry.add(sub);
+      if (this.subscriptions.get(session) !== sub) return; // Unsubscribed or closed meanwhile.
       page = await this.store.readEvents(session, since ?? 0, since === undefined ? 0 : REPLAY_PAGE);
     } catch (err) {
       this.drop(sub);

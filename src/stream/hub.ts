@@ -61,26 +61,49 @@ export class Hub implements SubscriptionRegistry {
       reset: (session) => {
         for (const sub of this.sessions.get(session) ?? []) sub.connection.catchUp(sub);
       },
-      // The live feed was away (redis pub/sub reconnected): every subscription re-reads from its
-      // last seq what it may have missed.
-      resync: () => {
-        for (const subs of this.sessions.values()) for (const sub of subs) sub.connection.catchUp(sub);
+      // The session's live feed was away (redis pub/sub reconnected): its subscriptions re-read
+      // from their last seq what they may have missed.
+      resync: (session) => {
+        for (const sub of this.sessions.get(session) ?? []) sub.connection.catchUp(sub);
       },
     });
     this.timer = setInterval(() => this.beat(), heartbeatMs);
     this.timer.unref();
   }
 
-  add(sub: Subscription): void {
-    let set = this.sessions.get(sub.session);
-    if (!set) this.sessions.set(sub.session, (set = new Set()));
+  /**
+   * Registers a subscription, then follows its session in the store (redis: subscribes to the
+   * session's channel); resolves once every later commit of the session reaches it, so that the
+   * store read that follows misses nothing. Rejects with StoreUnavailableError, unregistered, when
+   * the store cannot follow.
+   */
+  async add(sub: Subscription): Promise<void> {
+    const { session } = sub;
+    let set = this.sessions.get(session);
+    if (!set) this.sessions.set(session, (set = new Set()));
     set.add(sub);
+    try {
+      await this.store.follow(session);
+    } catch (err) {
+      this.forget(sub);
+      throw err;
+    }
+    // Removed while the follow was being confirmed: given back at once.
+    if (this.sessions.get(session)?.has(sub)) sub.followed = true;
+    else this.store.unfollow(session);
   }
 
   remove(sub: Subscription): void {
+    this.forget(sub);
+    if (sub.followed) {
+      sub.followed = false;
+      this.store.unfollow(sub.session);
+    }
+  }
+
+  private forget(sub: Subscription): void {
     const set = this.sessions.get(sub.session);
-    if (!set) return;
-    set.delete(sub);
+    if (!set?.delete(sub)) return;
     if (set.size === 0) this.sessions.delete(sub.session);
   }
 

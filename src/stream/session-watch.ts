@@ -3,8 +3,9 @@
  * connection gets `{"method":"session","result":summary}` whenever a session it may see (its token
  * covers it, and it matches the watch's prefix) is created, gets an event, or is deleted (then
  * `{"session","deleted":true}`), at most once a second per connection and session: a change inside
- * that second is sent at its end, with the state of that moment. Fed by the store's commit
- * notifications, so on Redis a watcher hears of every instance's writes.
+ * that second is sent at its end, with the state of that moment. Fed by the store's `changed`
+ * notifications, which it follows while it has a watcher (Store.followSessions), so on Redis a
+ * watcher hears of every instance's writes and an instance with no watcher hears of none.
  */
 import type { Store, SessionSummary } from '../store/types.js';
 import { sessionFrame } from '../wire/frames.js';
@@ -26,6 +27,8 @@ interface Watcher {
   filter: WatchFilter;
   lastSent: Map<string, number>;
   due: Map<string, NodeJS.Timeout>;
+  /** Whether it holds a Store.followSessions (given back when it ends). */
+  followed: boolean;
 }
 
 export class SessionWatch {
@@ -34,19 +37,29 @@ export class SessionWatch {
 
   constructor(private readonly store: Store) {
     this.unlisten = store.listen({
-      events: (events) => {
-        if (this.watchers.size === 0) return;
-        const sessions = new Set(events.map((e) => e.session));
-        for (const session of sessions) this.changed(session);
+      changed: (session) => {
+        if (this.watchers.size > 0) this.changed(session);
       },
-      deleted: (session) => this.changed(session),
     });
   }
 
-  /** Starts (or replaces) the watch of a connection. */
-  watch(connection: Connection, filter: WatchFilter): void {
+  /**
+   * Starts (or replaces) the watch of a connection; resolves once the store's changes reach it, or
+   * rejects (StoreUnavailableError, not watching) when the store cannot say.
+   */
+  async watch(connection: Connection, filter: WatchFilter): Promise<void> {
     this.unwatch(connection);
-    this.watchers.set(connection, { connection, filter, lastSent: new Map(), due: new Map() });
+    const w: Watcher = { connection, filter, lastSent: new Map(), due: new Map(), followed: false };
+    this.watchers.set(connection, w);
+    try {
+      await this.store.followSessions();
+    } catch (err) {
+      if (this.watchers.get(connection) === w) this.watchers.delete(connection);
+      throw err;
+    }
+    // Ended while the follow was being confirmed: given back at once.
+    if (this.watchers.get(connection) === w) w.followed = true;
+    else this.store.unfollowSessions();
   }
 
   unwatch(connection: Connection): void {
@@ -54,6 +67,7 @@ export class SessionWatch {
     if (!w) return;
     for (const timer of w.due.values()) clearTimeout(timer);
     this.watchers.delete(connection);
+    if (w.followed) this.store.unfollowSessions();
   }
 
   close(): void {

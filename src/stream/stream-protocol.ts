@@ -199,7 +199,7 @@ export class StreamProtocol implements AuthExpiry {
         return this.refresh(request.token);
       case 'watch_sessions': {
         const { auth } = this;
-        this.sessionWatch.watch(connection, {
+        await this.sessionWatch.watch(connection, {
           ...(request.prefix === undefined ? {} : { prefix: request.prefix }),
           covers: (session) => auth.principal !== undefined && coversSession(auth.principal, session),
         });

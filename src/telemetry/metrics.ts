@@ -7,7 +7,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { AuthFailureKind } from '../auth/authenticator.js';
 import type { AuthSurface } from '../auth/guard.js';
 import { STREAM_KINDS, type StreamKind } from '../wire/stream-kinds.js';
-import type { Store, StoreTelemetry } from '../store/types.js';
+import type { RedisChannelKind, Store, StoreTelemetry } from '../store/types.js';
 import { VERSION } from '../common/version.js';
 
 const LABELLED_EVENT_TYPES: ReadonlySet<string> = new Set(['tool_starting', 'tool_completed']);
@@ -119,6 +119,8 @@ export class Metrics {
   readonly streams = Object.fromEntries(STREAM_KINDS.map((kind) => [kind, new StreamTotals()])) as Record<StreamKind, StreamTotals>;
 
   private store: Store | undefined;
+  /** Pub/sub messages the redis backend received, by channel kind (a plain count on the hot path). */
+  private readonly redisReceived: Record<RedisChannelKind, number> = { session: 0, sessions: 0 };
 
   constructor() {
     const registry = this.registry;
@@ -143,6 +145,13 @@ export class Metrics {
       ['stream', 'code'],
       () => STREAM_KINDS.flatMap((stream) => [...streams[stream].closes].map(([code, n]): Sample => [{ stream, code }, n])),
     );
+    this.scraped(
+      Counter,
+      'horologium_redis_messages_received_total',
+      "Pub/sub messages this instance received from Redis: on the channels of the sessions it has subscribers of (session), and on the sessions channel while it has watch_sessions watchers (sessions).",
+      ['channel'],
+      () => Object.entries(this.redisReceived).map(([channel, n]): Sample => [{ channel }, n]),
+    );
     new Gauge({
       name: 'horologium_queue_depth',
       help: 'Unacknowledged model queue entries across all sessions.',
@@ -165,13 +174,14 @@ export class Metrics {
       this.storeCommitWrites.observe(writes);
     },
     trouble: (kind) => (kind === 'reconnect' ? this.redisReconnects : this.redisCommandErrors).inc(),
+    received: (channel) => this.redisReceived[channel]++,
   };
 
   /** What is read from the store itself: the events it appends, and the queue depth at each scrape. */
   watchStore(store: Store): void {
     this.store = store;
     store.listen({
-      events: (events) => {
+      appended: (events) => {
         // A producer chooses event types freely; a label per type would let it create any number
         // of series, so only the types the service itself defines are labels of their own.
         for (const e of events) this.eventsAppended.inc({ type: LABELLED_EVENT_TYPES.has(e.type) ? e.type : 'other' });

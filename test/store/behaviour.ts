@@ -135,6 +135,9 @@ export function storeBehaviour(t: Test, make: StoreFactory): void {
     const heard: number[] = [];
     const queues: Array<[string, number]> = [];
     const off = store.listen({ events: (es) => heard.push(...es.map((e) => e.seq)), queue: (s, h) => queues.push([s, h]) });
+    // Following the session first (redis: its channel subscribed) is what makes its commits heard.
+    await store.follow('s');
+    t.teardown(() => store.unfollow('s'));
     await Promise.all([store.appendEvent('s', 'a', '{}'), store.completeCall('s', result('c', '1')), store.appendEvent('s', 'b', '{}')]);
     // After commit, but not necessarily before the write's promise settles (redis notifies over
     // its pub/sub connection).

@@ -18,19 +18,35 @@
 --                 "cq\n<call_id>" / "ce\n<call_id>" -> its queue seq and event seq
 --                 (a call_id has no control characters, so "\n" cannot occur in one)
 -- and, across sessions, the sessions index (ZSET member session, score = last activity in ms).
+-- The heads also keep watch_at: when the session's last change went out on the sessions channel.
 --
--- Published messages (one channel): a JSON header built whole by cjson, a newline, and for an
--- event the frame head:  {"kind":"e","session":…,"seq":…,"type":…,"epoch":…}\n<frame head>
+-- Published messages, on the session's own shard channel (SPUBLISH on horologium:{s}:ch, in the
+-- session's slot, so only instances with a local subscriber of the session receive them): a JSON
+-- header built whole by cjson, a newline, and for an event the frame head:
+--                        {"kind":"e","session":…,"seq":…,"type":…,"epoch":…}\n<frame head>
 --                        {"kind":"q","session":…,"head":…}
 --                        {"kind":"d","session":…}
 --                        {"kind":"r","session":…,"epoch":…}  (the log started again: check_session)
+-- and on the sessions channel (classic PUBLISH on horologium:sessions:changes, received only by instances
+-- with a watch_sessions watcher): "<now ms>\n<session>" at most once a second per session
+-- (announce_change), and "-\n<session>" for every deletion.
 
--- Marks the session active at `now`, creating its epoch and created_at on its first write.
-local function touch(heads, index, session, epoch, now)
+-- Says on the sessions channel that `session` changed, unless it did less than a second ago (the
+-- receivers look again a second after each message, which covers the changes not announced).
+local function announce_change(heads, watch, session, now)
+  if tonumber(now) - tonumber(redis.call('HGET', heads, 'watch_at') or '0') < 1000 then return end
+  redis.call('HSET', heads, 'watch_at', now)
+  redis.call('PUBLISH', watch, now .. '\n' .. session)
+end
+
+-- Marks the session active at `now`, creating its epoch and created_at on its first write, and
+-- announces the change to the sessions watchers.
+local function touch(heads, index, session, epoch, now, watch)
   redis.call('HSETNX', heads, 'epoch', epoch)
   redis.call('HSETNX', heads, 'created_at', now)
   redis.call('HSET', heads, 'last_event_at', now)
   redis.call('ZADD', index, now, session)
+  announce_change(heads, watch, session, now)
 end
 
 -- The seq of the oldest retained event of a log of `head` events (0 for an empty log).
@@ -110,7 +126,7 @@ local function check_session(heads, events, queue, calls, epoch, channel, sessio
   redis.call('DEL', events)
   redis.call('HDEL', heads, 'event_head', 'event_oldest')
   redis.call('HSET', heads, 'epoch', epoch)
-  redis.call('PUBLISH', channel, cjson.encode({kind = 'r', session = session, epoch = epoch}))
+  redis.call('SPUBLISH', channel, cjson.encode({kind = 'r', session = session, epoch = epoch}))
   return true
 end
 
@@ -136,7 +152,7 @@ local function append_event(heads, events, head, hist, channel, session, etype)
   end
   redis.call('HSET', heads, 'event_oldest', oldest)
   local epoch = redis.call('HGET', heads, 'epoch')
-  redis.call('PUBLISH', channel, cjson.encode({kind = 'e', session = session, seq = seq, type = etype, epoch = epoch}) .. '\n' .. head)
+  redis.call('SPUBLISH', channel, cjson.encode({kind = 'e', session = session, seq = seq, type = etype, epoch = epoch}) .. '\n' .. head)
   return seq
 end
 
