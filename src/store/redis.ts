@@ -25,7 +25,8 @@ import { composeEvent, composeToolStarting, frameOf, type ComposedEvent } from '
 import { completion, eventKeyRecord, keyedEventRepeat, stampOf, startedCall, startRepeat, systemClock, type CallRecord, type Clock } from './ledger.js';
 import { Listeners } from './listeners.js';
 import { DurabilityCheck } from './redis-durability.js';
-import { SCRIPTS } from './redis-scripts.js';
+import { SCRIPTS, type Reply, type Scripts } from './redis-scripts.js';
+import { SessionIndex } from './redis-index.js';
 import { redisVersion, versionProblem } from './redis-version.js';
 import { decodeCursor, encodeCursor } from './session-cursor.js';
 import {
@@ -55,8 +56,8 @@ import {
 const PREFIX = 'horologium';
 /** The sessions channel: which sessions changed, for watch_sessions (lua/lib.lua announce_change). */
 const SESSIONS_CHANNEL = `${PREFIX}:sessions:changes`;
-const DEPTH_KEY = `${PREFIX}:depth`;
-const INDEX_KEY = `${PREFIX}:sessions`;
+/** The sessions' own heads keys, which the sweep walks (SCAN) to repair the index. */
+const HEADS_PATTERN = `${PREFIX}:{*}:heads`;
 /** A call record changed between composing and writing (a concurrent tool-calls): decide again. */
 const MAX_RECOMPOSE = 5;
 const FOLLOW_LINGER_MS = 2000;
@@ -73,10 +74,6 @@ const CHANGE_RECHECK_MS = 1000;
 const CHANGE_LOOKBACK_MS = 2000;
 const MAX_CHANGES_ANNOUNCED = 1000;
 
-type Reply = Array<string | number | null>;
-type Arg = string | number;
-
-type Scripts = { [K in keyof typeof SCRIPTS]: (...keysAndArgs: Arg[]) => Promise<Reply> };
 
 const keys = (session: string) => {
   const tag = `${PREFIX}:{${session}}`;
@@ -131,6 +128,7 @@ export class RedisStore implements Store {
   /** When the watcher connection was lost (the changes since then are announced once it is back). */
   private watcherLostAt: number | undefined;
   private readonly durability: DurabilityCheck;
+  private readonly index: SessionIndex;
 
   constructor(
     url: string,
@@ -151,6 +149,7 @@ export class RedisStore implements Store {
     this.watcher = new Redis(url, subscriber);
     for (const [name, script] of Object.entries(SCRIPTS)) this.redis.defineCommand(name, script);
     this.durability = new DurabilityCheck(this.redis);
+    this.index = new SessionIndex(this.redis, (command) => this.call(command));
     const linger = options.followLingerMs ?? FOLLOW_LINGER_MS;
     this.channels = new ChannelInterest(
       { subscribe: (session) => this.sharded.ssubscribe(keys(session).channel), unsubscribe: (session) => this.sharded.sunsubscribe(keys(session).channel) },
@@ -190,6 +189,10 @@ export class RedisStore implements Store {
       this.disconnectAll();
       throw new Error(`HOROLOGIUM_STORE: ${problem}`);
     }
+    await this.index.adoptLegacy(async (session) => {
+      const [head, committed] = await this.call(() => this.redis.hmget(keys(session).heads, 'queue_head', 'committed'));
+      return Number(head ?? 0) - Number(committed ?? 0);
+    });
     this.watcherLostAt = undefined;
     this.opened = true;
   }
@@ -236,15 +239,17 @@ export class RedisStore implements Store {
   private async append(session: string, type: string, dataJson: string, key: EventKey | undefined): Promise<KeyedEventOutcome> {
     const k = keys(session);
     const composed = composeEvent(type, dataJson, stampOf(session, this.clock()));
+    const now = Date.now();
     const reply = await this.commit(() =>
       this.redis.hAppend(
-        k.heads, k.events, k.queue, k.calls, INDEX_KEY,
-        composed.head, this.options.historySize, randomUUID(), k.channel, session, type, Date.now(), key ? eventKeyRecord(key.id) : '', key?.fingerprint ?? '', SESSIONS_CHANNEL,
+        k.heads, k.events, k.queue, k.calls,
+        composed.head, this.options.historySize, randomUUID(), k.channel, session, type, now, key ? eventKeyRecord(key.id) : '', key?.fingerprint ?? '', SESSIONS_CHANNEL,
       ),
     );
     if (reply[0] === 'exists' && key) {
       return keyedEventRepeat({ completed: { fingerprint: String(reply[1]), queueSeq: 0, eventSeq: Number(reply[2]) } }, key) as KeyedEventOutcome;
     }
+    await this.indexed(session, now, undefined);
     return { status: 'created', event: this.appended(committed(session, Number(reply[1]), composed)) };
   }
 
@@ -253,15 +258,17 @@ export class RedisStore implements Store {
     const now = this.clock();
     const composed = composeToolStarting(input, stampOf(session, now));
     const started = JSON.stringify(startedCall(input, now));
+    const at = Date.now();
     const reply = await this.commit(() =>
       this.redis.hStartCall(
-        k.heads, k.events, k.queue, k.calls, INDEX_KEY,
-        input.callId, composed.head, started, this.options.historySize, randomUUID(), k.channel, session, Date.now(), SESSIONS_CHANNEL,
+        k.heads, k.events, k.queue, k.calls,
+        input.callId, composed.head, started, this.options.historySize, randomUUID(), k.channel, session, at, SESSIONS_CHANNEL,
       ),
     );
     if (reply[0] === 'exists') {
       return startRepeat(callRecord(reply.slice(1)), input) ?? { status: 'conflict', message: 'this call_id already has a record' };
     }
+    await this.indexed(session, at, undefined);
     const event = this.appended(committed(session, Number(reply[1]), composed));
     return { status: 'created', eventSeq: event.seq, event };
   }
@@ -276,10 +283,11 @@ export class RedisStore implements Store {
       const decided = completion(record, input, stampOf(session, this.clock()));
       if ('repeat' in decided) return decided.repeat;
       const entry = JSON.stringify(decided.entry);
+      const at = Date.now();
       const reply = await this.commit(() =>
         this.redis.hCompleteCall(
-          k.heads, k.events, k.queue, k.calls, DEPTH_KEY, INDEX_KEY,
-          input.callId, expected, entry, decided.composed.head, input.fingerprint, this.options.historySize, randomUUID(), k.channel, session, Date.now(), SESSIONS_CHANNEL,
+          k.heads, k.events, k.queue, k.calls,
+          input.callId, expected, entry, decided.composed.head, input.fingerprint, this.options.historySize, randomUUID(), k.channel, session, at, SESSIONS_CHANNEL,
         ),
       );
       if (reply[0] === 'changed') {
@@ -287,6 +295,7 @@ export class RedisStore implements Store {
         expected = typeof reply[1] === 'string' ? reply[1] : '';
         continue;
       }
+      await this.indexed(session, at, Number(reply[3]));
       const event = this.appended(committed(session, Number(reply[2]), decided.composed));
       return { status: 'created', queueSeq: Number(reply[1]), eventSeq: event.seq, event };
     }
@@ -295,8 +304,10 @@ export class RedisStore implements Store {
 
   async ack(session: string, through: number): Promise<AckOutcome> {
     const k = keys(session);
-    const reply = await this.commit(() => this.redis.hAck(k.heads, DEPTH_KEY, through));
-    return reply[0] === 'beyond' ? { status: 'beyond_head', head: Number(reply[1]) } : { status: 'ok', committed: Number(reply[1]) };
+    const reply = await this.commit(() => this.redis.hAck(k.heads, through));
+    if (reply[0] === 'beyond') return { status: 'beyond_head', head: Number(reply[1]) };
+    await this.indexed(session, undefined, Number(reply[2]));
+    return { status: 'ok', committed: Number(reply[1]) };
   }
 
   async readEvents(session: string, after: number, limit: number): Promise<EventPage> {
@@ -314,30 +325,22 @@ export class RedisStore implements Store {
   }
 
   /**
-   * One page of the sessions list from the index (score: last activity in ms). Equal scores come
-   * in descending id order here (ZREVRANGEBYSCORE), and the cursor follows that order.
+   * One page of the sessions list from the index (redis-index.ts: its shards merged newest first;
+   * equal activity in descending id order, which the cursor follows). An entry whose session is
+   * gone (deleted, or lost with its keys) is skipped.
    */
   async listSessions(query: SessionListQuery): Promise<SessionList> {
     const start = query.cursor === undefined ? { lastEventAt: Number.MAX_SAFE_INTEGER, session: '\uffff' } : decodeCursor(query.cursor);
     if (!start) return { sessions: [], next: null };
     const sessions: SessionSummary[] = [];
-    const chunk = Math.max(query.limit + 1, 64);
-    let offset = 0;
-    for (;;) {
-      const rows = await this.call(() => this.redis.zrevrangebyscore(INDEX_KEY, start.lastEventAt, '-inf', 'WITHSCORES', 'LIMIT', offset, chunk));
-      offset += rows.length / 2;
-      for (let k = 0; k < rows.length; k += 2) {
-        const session = rows[k] as string;
-        const score = Number(rows[k + 1]);
-        if (score === start.lastEventAt && session >= start.session) continue;
-        if ((query.prefix !== undefined && !session.startsWith(query.prefix)) || !query.covers(session)) continue;
-        const summary = await this.sessionSummary(session);
-        if (!summary) continue;
-        if (sessions.length === query.limit) return { sessions, next: encodeCursor(sessions[sessions.length - 1] as SessionSummary) };
-        sessions.push(summary);
-      }
-      if (rows.length < 2 * chunk) return { sessions, next: null };
+    for await (const { session } of this.index.newestFirst(start)) {
+      if ((query.prefix !== undefined && !session.startsWith(query.prefix)) || !query.covers(session)) continue;
+      const summary = await this.sessionSummary(session);
+      if (!summary) continue;
+      if (sessions.length === query.limit) return { sessions, next: encodeCursor(sessions[sessions.length - 1] as SessionSummary) };
+      sessions.push(summary);
     }
+    return { sessions, next: null };
   }
 
   async sessionSummary(session: string): Promise<SessionSummary | undefined> {
@@ -365,10 +368,18 @@ export class RedisStore implements Store {
   /** Deletes a session, or with a cutoff only if it is still inactive since then (the sweep). */
   private async deleteIfInactive(session: string, inactiveBefore: number | ''): Promise<boolean> {
     const k = keys(session);
-    const [deleted] = await this.commit(() =>
-      this.redis.hDeleteSession(k.heads, k.events, k.queue, k.calls, DEPTH_KEY, INDEX_KEY, session, k.channel, inactiveBefore, SESSIONS_CHANNEL),
+    // The index entry goes after the keys, unless a write came meanwhile (its activity is later).
+    const cutoff = inactiveBefore === '' ? Date.now() : inactiveBefore;
+    const [deleted, last] = await this.commit(() =>
+      this.redis.hDeleteSession(k.heads, k.events, k.queue, k.calls, session, k.channel, inactiveBefore, SESSIONS_CHANNEL),
     );
-    if (Number(deleted) !== 1) return false;
+    if (Number(deleted) !== 1) {
+      // Active since: the index learns its activity. Gone: an entry left behind goes.
+      if (last !== null && last !== undefined) await this.indexed(session, Number(last), undefined);
+      else await this.index.removed(session, cutoff).catch(() => false);
+      return false;
+    }
+    await this.index.removed(session, cutoff).catch(() => this.options.telemetry?.trouble('command_error'));
     // Told here at once; the other instances (and this one, again) hear it on the session's channel.
     this.listeners.deleted(session);
     return true;
@@ -376,30 +387,41 @@ export class RedisStore implements Store {
 
   /**
    * One slice of retention, as a sweep (not key expiry, which could drop unacknowledged entries):
-   * sessions inactive since the cutoff come from the index by score; acknowledged entries are
-   * trimmed session by session, walking the index with ZSCAN (its cursor is the slice's cursor).
+   * sessions inactive since the cutoff come from the index; then the sessions' own heads keys are
+   * walked with SCAN (its cursor is the slice's), which trims each one's acknowledged entries and
+   * records its activity and depth in the index: what a crash between a write and its index update
+   * left out is repaired here.
    */
   async sweep(policy: SweepPolicy): Promise<SweepResult> {
     const deleted: string[] = [];
     if (policy.inactiveBefore !== undefined) {
-      const cutoff = policy.inactiveBefore;
-      const expired = await this.call(() => this.redis.zrangebyscore(INDEX_KEY, '-inf', `(${cutoff}`, 'LIMIT', 0, policy.sessions));
-      for (const session of expired) if (await this.deleteIfInactive(session, cutoff)) deleted.push(session);
+      for (const session of await this.index.expired(policy.inactiveBefore, policy.sessions)) {
+        if (await this.deleteIfInactive(session, policy.inactiveBefore)) deleted.push(session);
+      }
     }
-    if (policy.ackedBefore === undefined) return { entriesRemoved: 0, deleted };
-    const cutoff = policy.ackedBefore;
-    const [next, flat] = await this.call(() => this.redis.zscan(INDEX_KEY, policy.cursor ?? '0', 'COUNT', policy.sessions));
+    const cutoff = policy.ackedBefore ?? '';
+    const [next, found] = await this.call(() => this.redis.scan(policy.cursor ?? '0', 'MATCH', HEADS_PATTERN, 'COUNT', policy.sessions));
     let entriesRemoved = 0;
-    for (let k = 0; k < flat.length && entriesRemoved < policy.entries; k += 2) {
-      const { heads, queue } = keys(flat[k] as string);
-      const [removed] = await this.call(() => this.redis.hTrimAcked(heads, queue, cutoff, policy.entries - entriesRemoved));
+    for (const heads of found) {
+      const session = heads.slice(PREFIX.length + 2, -'}:heads'.length);
+      const budget = Math.max(0, policy.entries - entriesRemoved);
+      const [removed, last, unacked] = await this.call(() => this.redis.hTrimAcked(heads, keys(session).queue, budget > 0 ? cutoff : '', budget));
       entriesRemoved += Number(removed);
+      if (last !== null && last !== undefined) await this.indexed(session, Number(last), Number(unacked));
     }
     return next === '0' ? { entriesRemoved, deleted } : { entriesRemoved, deleted, cursor: next };
   }
 
+  /**
+   * Records a committed write in the sessions index. The write stands whatever happens here (it is
+   * acknowledged): an update that fails is counted, and repaired by the next write or the sweep.
+   */
+  private async indexed(session: string, at: number | undefined, unacked: number | undefined): Promise<void> {
+    await this.index.touched(session, at, unacked).catch(() => undefined);
+  }
+
   async queueDepth(): Promise<number> {
-    return Number((await this.call(() => this.redis.get(DEPTH_KEY))) ?? 0);
+    return this.index.depth();
   }
 
   listen(listener: StoreListener): () => void {
@@ -492,7 +514,7 @@ export class RedisStore implements Store {
    * each is looked at again as after a message, and its watchers hear of changes after `since`.
    */
   private async recheckRecent(since: number): Promise<void> {
-    const recent = await this.redis.zrangebyscore(INDEX_KEY, since - CHANGE_LOOKBACK_MS, '+inf', 'LIMIT', 0, MAX_CHANGES_ANNOUNCED).catch(() => [] as string[]);
+    const recent = await this.index.activeSince(since - CHANGE_LOOKBACK_MS, MAX_CHANGES_ANNOUNCED).catch(() => [] as string[]);
     for (const session of recent) if (!this.rechecks.has(session)) this.recheck(session, since);
   }
 

@@ -17,8 +17,9 @@
 --                 "se\n<call_id>" -> its event seq, "c\n<call_id>" -> the result's fingerprint,
 --                 "cq\n<call_id>" / "ce\n<call_id>" -> its queue seq and event seq
 --                 (a call_id has no control characters, so "\n" cannot occur in one)
--- and, across sessions, the sessions index (ZSET member session, score = last activity in ms).
--- The heads also keep watch_at: when the session's last change went out on the sessions channel.
+-- The sessions index is not touched here: every script touches the keys of one session only (one
+-- hash slot, as Redis Cluster requires), and the index (redis-index.ts) is updated after the
+-- script. The heads also keep watch_at: when the session's last change went out on the sessions channel.
 --
 -- Published messages, on the session's own shard channel (SPUBLISH on horologium:{s}:ch, in the
 -- session's slot, so only instances with a local subscriber of the session receive them): a JSON
@@ -41,12 +42,16 @@ end
 
 -- Marks the session active at `now`, creating its epoch and created_at on its first write, and
 -- announces the change to the sessions watchers.
-local function touch(heads, index, session, epoch, now, watch)
+local function touch(heads, session, epoch, now, watch)
   redis.call('HSETNX', heads, 'epoch', epoch)
   redis.call('HSETNX', heads, 'created_at', now)
   redis.call('HSET', heads, 'last_event_at', now)
-  redis.call('ZADD', index, now, session)
   announce_change(heads, watch, session, now)
+end
+
+-- The session's unacknowledged entries (for the index's depth, redis-index.ts).
+local function unacked(heads)
+  return tonumber(redis.call('HGET', heads, 'queue_head') or '0') - tonumber(redis.call('HGET', heads, 'committed') or '0')
 end
 
 -- The seq of the oldest retained event of a log of `head` events (0 for an empty log).
