@@ -41,8 +41,8 @@ const list = z
 
 const storeUrl = z
   .string()
-  .refine((s) => /^sqlite:.+/.test(s) || s === 'memory:' || /^rediss?:\/\/.+/.test(s), {
-    message: 'HOROLOGIUM_STORE must be sqlite:PATH, memory: or redis://…',
+  .refine((s) => /^sqlite:.+/.test(s) || s === 'memory:' || /^rediss?(\+cluster)?:\/\/.+/.test(s), {
+    message: 'HOROLOGIUM_STORE must be sqlite:PATH, memory:, redis://… or redis+cluster://host:port,host:port,…',
   });
 
 /** The value itself, or the content of the file `@path` names (undefined, with an issue, if unreadable). */

@@ -12,6 +12,6 @@ export function createStore(url: string, options: StoreOptions): Store {
     if (path === ':memory:' || path === '') throw new Error('HOROLOGIUM_STORE: sqlite: needs a file path (use memory: for a store that keeps nothing)');
     return new SqliteStore(path, options);
   }
-  if (/^rediss?:\/\//.test(url)) return new RedisStore(url, options);
+  if (/^rediss?(\+cluster)?:\/\//.test(url)) return new RedisStore(url, options);
   throw new Error(`HOROLOGIUM_STORE: unknown store ${url}`);
 }

@@ -19,11 +19,12 @@
  * published while it was away are gone: its subscriptions re-read what they may have missed.
  */
 import { randomUUID } from 'node:crypto';
-import { Redis, type RedisOptions } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { ChannelInterest } from './channel-interest.js';
 import { composeEvent, composeToolStarting, frameOf, type ComposedEvent } from '../wire/event-composer.js';
 import { completion, eventKeyRecord, keyedEventRepeat, stampOf, startedCall, startRepeat, systemClock, type CallRecord, type Clock } from './ledger.js';
 import { Listeners } from './listeners.js';
+import { redisConnections } from './redis-connections.js';
 import { DurabilityCheck } from './redis-durability.js';
 import { SCRIPTS, type Reply, type Scripts } from './redis-scripts.js';
 import { SessionIndex } from './redis-index.js';
@@ -129,24 +130,22 @@ export class RedisStore implements Store {
   private watcherLostAt: number | undefined;
   private readonly durability: DurabilityCheck;
   private readonly index: SessionIndex;
+  /** The nodes the sweep scans (the one Redis, or a cluster's masters). */
+  private readonly masters: () => Redis[];
 
   constructor(
     url: string,
     private readonly options: StoreOptions,
     private readonly clock: Clock = systemClock,
   ) {
-    const common = {
-      lazyConnect: true,
-      // Reconnect for ever, at most every 2 s: Redis coming back is the normal end of a fault.
-      retryStrategy: (times: number) => Math.min(100 * times, 2000),
-    };
-    this.redis = new Redis(url, { ...common, enableOfflineQueue: false, maxRetriesPerRequest: 0, autoResubscribe: false }) as Redis & Scripts;
-    // Subscriptions fail at once while the connection is away (the subscriber is told to try again),
-    // and are made again by hand (not autoResubscribe) so that `resync` is announced only once a
-    // channel is back: an event published before that is then read from the store.
-    const subscriber: RedisOptions = { ...common, enableOfflineQueue: false, autoResendUnfulfilledCommands: false, autoResubscribe: false, maxRetriesPerRequest: null };
-    this.sharded = new Redis(url, subscriber);
-    this.watcher = new Redis(url, subscriber);
+    const connections = redisConnections(url);
+    this.redis = connections.commands as Redis & Scripts;
+    // Subscriptions fail at once while their connection is away (the subscriber is told to try
+    // again), and are made again by hand so that `resync` is announced only once a channel is
+    // back: an event published before that is then read from the store.
+    this.sharded = connections.sharded;
+    this.watcher = connections.watcher;
+    this.masters = connections.masters;
     for (const [name, script] of Object.entries(SCRIPTS)) this.redis.defineCommand(name, script);
     this.durability = new DurabilityCheck(this.redis);
     this.index = new SessionIndex(this.redis, (command) => this.call(command));
@@ -163,7 +162,9 @@ export class RedisStore implements Store {
       connection.on('reconnecting', () => this.options.telemetry?.trouble('reconnect'));
     }
     this.sharded.on('smessage', (_channel: string, message: string) => this.received(message));
-    this.sharded.on('ready', () => {
+    // A cluster's new node (a replica promoted, a node added) gets the scripts too.
+    this.redis.on('+node', (node: Redis) => void this.loadScripts(node));
+    this.sharded.on(connections.resubscribedEvent, () => {
       if (this.opened) this.channels.resubscribe((session) => this.announceResync(session));
     });
     this.watcher.on('message', (_channel: string, message: string) => this.sessionChanged(message));
@@ -189,6 +190,7 @@ export class RedisStore implements Store {
       this.disconnectAll();
       throw new Error(`HOROLOGIUM_STORE: ${problem}`);
     }
+    await Promise.all(this.masters().map((node) => this.loadScripts(node)));
     await this.index.adoptLegacy(async (session) => {
       const [head, committed] = await this.call(() => this.redis.hmget(keys(session).heads, 'queue_head', 'committed'));
       return Number(head ?? 0) - Number(committed ?? 0);
@@ -212,6 +214,15 @@ export class RedisStore implements Store {
     this.watcher.disconnect();
     if (this.redis.status === 'ready') await this.redis.quit().catch(() => undefined);
     this.redis.disconnect();
+  }
+
+  /**
+   * Loads every script on a node before it runs one: otherwise its first use there fails with
+   * NOSCRIPT and is sent again in full, behind later commands, which would give concurrent writes
+   * their seqs out of the order they were sent in. (A failure leaves that fallback.)
+   */
+  private async loadScripts(node: Redis): Promise<void> {
+    await Promise.all(Object.values(SCRIPTS).map((script) => node.script('LOAD', script.lua))).catch(() => undefined);
   }
 
   private disconnectAll(): void {
@@ -400,16 +411,32 @@ export class RedisStore implements Store {
       }
     }
     const cutoff = policy.ackedBefore ?? '';
-    const [next, found] = await this.call(() => this.redis.scan(policy.cursor ?? '0', 'MATCH', HEADS_PATTERN, 'COUNT', policy.sessions));
+    // The cursor: which node (a cluster's masters in a stable order) and where on it. A slice goes
+    // on to the next node while it has visited fewer sessions than its bound.
+    const nodes = this.masters();
+    let [nodeAt, scanAt] = (policy.cursor ?? '0:0').split(':').map(Number) as [number, number];
     let entriesRemoved = 0;
-    for (const heads of found) {
-      const session = heads.slice(PREFIX.length + 2, -'}:heads'.length);
-      const budget = Math.max(0, policy.entries - entriesRemoved);
-      const [removed, last, unacked] = await this.call(() => this.redis.hTrimAcked(heads, keys(session).queue, budget > 0 ? cutoff : '', budget));
-      entriesRemoved += Number(removed);
-      if (last !== null && last !== undefined) await this.indexed(session, Number(last), Number(unacked));
+    let visited = 0;
+    let next: string | undefined;
+    for (let node = nodes[nodeAt]; node && visited < policy.sessions; node = nodes[nodeAt]) {
+      const [scanned, found] = await this.call(() => node.scan(scanAt, 'MATCH', HEADS_PATTERN, 'COUNT', policy.sessions));
+      for (const heads of found) {
+        const session = heads.slice(PREFIX.length + 2, -'}:heads'.length);
+        const budget = Math.max(0, policy.entries - entriesRemoved);
+        const [removed, last, unacked] = await this.call(() => this.redis.hTrimAcked(heads, keys(session).queue, budget > 0 ? cutoff : '', budget));
+        entriesRemoved += Number(removed);
+        visited++;
+        if (last !== null && last !== undefined) await this.indexed(session, Number(last), Number(unacked));
+      }
+      if (scanned !== '0') {
+        scanAt = Number(scanned);
+        next = `${nodeAt}:${scanAt}`;
+      } else {
+        [nodeAt, scanAt] = [nodeAt + 1, 0];
+        next = nodeAt < nodes.length ? `${nodeAt}:0` : undefined;
+      }
     }
-    return next === '0' ? { entriesRemoved, deleted } : { entriesRemoved, deleted, cursor: next };
+    return next === undefined ? { entriesRemoved, deleted } : { entriesRemoved, deleted, cursor: next };
   }
 
   /**

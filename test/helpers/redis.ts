@@ -27,6 +27,22 @@ export function requireRedis(t: Test): boolean {
   return false;
 }
 
+/** Sends one command to the redis-server on `port` and returns the raw reply (its first chunk). */
+export function redisCommand(port: number, ...cmd: string[]): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const socket = createConnection(port, '127.0.0.1');
+    let out = '';
+    socket.setTimeout(5000, () => socket.destroy(new Error(`redis on ${port}: no reply to ${cmd[0]} in 5 s`)));
+    socket.on('data', (d) => {
+      out += d.toString();
+      socket.end();
+    });
+    socket.on('end', () => resolve(out));
+    socket.on('error', reject);
+    socket.write(`*${cmd.length}\r\n${cmd.map((c) => `$${Buffer.byteLength(c)}\r\n${c}\r\n`).join('')}`);
+  });
+}
+
 export interface RedisProcess {
   port: number;
   url: string;
@@ -44,18 +60,7 @@ export async function startRedis(t: Test, options: { aof?: boolean } = {}): Prom
   let child: ChildProcess | undefined;
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--protected-mode', 'no', '--loglevel', 'warning'];
   if (options.aof) args.push('--appendonly', 'yes', '--appendfsync', 'always');
-  const command = (...cmd: string[]) =>
-    new Promise<string>((resolve, reject) => {
-      const socket = createConnection(port, '127.0.0.1');
-      let out = '';
-      socket.on('data', (d) => {
-        out += d.toString();
-        socket.end();
-      });
-      socket.on('end', () => resolve(out));
-      socket.on('error', reject);
-      socket.write(`*${cmd.length}\r\n${cmd.map((c) => `$${Buffer.byteLength(c)}\r\n${c}\r\n`).join('')}`);
-    });
+  const command = (...cmd: string[]) => redisCommand(port, ...cmd);
   const proc: RedisProcess = {
     port,
     url: `redis://127.0.0.1:${port}`,
