@@ -94,3 +94,23 @@ export class ChannelInterest {
     this.channels.clear();
   }
 }
+
+/**
+ * A subscription confirmed within `ms`, sent again once if not (on a cluster, a sharded subscriber
+ * being replaced while the first was on its way may never answer it), else refused.
+ */
+export async function confirmedWithin<T>(subscribe: () => Promise<T>, ms: number, attempts = 2): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`not confirmed in ${ms} ms`)), ms);
+    });
+    try {
+      return await Promise.race([subscribe(), late]);
+    } catch (err) {
+      if (attempt >= attempts || !(err instanceof Error) || !err.message.startsWith('not confirmed')) throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

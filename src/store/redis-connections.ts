@@ -22,6 +22,8 @@ export interface RedisConnections {
   masters(): Redis[];
   /** Emitted (with no argument) when the sharded subscriber's channels may have been subscribed again (after a loss). */
   resubscribedEvent: string;
+  /** Resolves once the sharded subscribers know where each slot is (a cluster's first slots refresh), or after a few seconds. */
+  subscribersReady: Promise<unknown>;
 }
 
 /** A `redis+cluster://` URL's parts, or undefined for another URL. */
@@ -56,11 +58,20 @@ export function redisConnections(url: string): RedisConnections {
   const cluster = parseClusterUrl(url);
   if (!cluster) {
     const commands = new Redis(url, commandOptions);
-    return { commands, sharded: new Redis(url, subscriberOptions), watcher: new Redis(url, subscriberOptions), masters: () => [commands], resubscribedEvent: 'ready' };
+    return {
+      commands,
+      sharded: new Redis(url, subscriberOptions),
+      watcher: new Redis(url, subscriberOptions),
+      masters: () => [commands],
+      resubscribedEvent: 'ready',
+      subscribersReady: Promise.resolve(),
+    };
   }
+  // A node's connection is made when the cluster first sends it a command, which waits for it (its
+  // offline queue holds only commands not yet written, so nothing runs twice); a node that cannot
+  // be reached fails the commands at once (maxRetriesPerRequest 0).
   const node: RedisOptions = {
     connectTimeout: 2000,
-    enableOfflineQueue: false,
     autoResendUnfulfilledCommands: false,
     maxRetriesPerRequest: 0,
     ...(cluster.username === undefined ? {} : { username: cluster.username }),
@@ -86,5 +97,7 @@ export function redisConnections(url: string): RedisConnections {
     (commands as unknown as Cluster)
       .nodes('master')
       .sort((a, b) => `${a.options.host}:${a.options.port}`.localeCompare(`${b.options.host}:${b.options.port}`));
-  return { commands, sharded, watcher, masters, resubscribedEvent: 'subscribersReady' };
+  // A subscription sent before the subscribers know the slots may go to one being replaced.
+  const subscribersReady = Promise.race([new Promise((resolve) => sharded.once('subscribersReady', resolve)), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
+  return { commands, sharded, watcher, masters, resubscribedEvent: 'subscribersReady', subscribersReady };
 }

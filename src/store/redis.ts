@@ -20,7 +20,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { ChannelInterest } from './channel-interest.js';
+import { ChannelInterest, confirmedWithin } from './channel-interest.js';
 import { composeEvent, composeToolStarting, frameOf, type ComposedEvent } from '../wire/event-composer.js';
 import { completion, eventKeyRecord, keyedEventRepeat, stampOf, startedCall, startRepeat, systemClock, type CallRecord, type Clock } from './ledger.js';
 import { Listeners } from './listeners.js';
@@ -62,6 +62,10 @@ const HEADS_PATTERN = `${PREFIX}:{*}:heads`;
 /** A call record changed between composing and writing (a concurrent tool-calls): decide again. */
 const MAX_RECOMPOSE = 5;
 const FOLLOW_LINGER_MS = 2000;
+/** How long a subscription may take to be confirmed before it is sent again, then refused. */
+const SUBSCRIBE_DEADLINE_MS = 3000;
+/** How long start-up waits for Redis (every connection ready) before it gives up. */
+const OPEN_DEADLINE_MS = 15_000;
 /**
  * The sessions channel says a session changed at most once a second: a second after each message,
  * the session is looked at again, and when it changed since, its watchers hear of it.
@@ -132,6 +136,8 @@ export class RedisStore implements Store {
   private readonly index: SessionIndex;
   /** The nodes the sweep scans (the one Redis, or a cluster's masters). */
   private readonly masters: () => Redis[];
+  /** Resolves when the sharded subscribers know the cluster's slots (at once on a single Redis). */
+  private readonly subscribersReady: Promise<unknown>;
 
   constructor(
     url: string,
@@ -146,15 +152,22 @@ export class RedisStore implements Store {
     this.sharded = connections.sharded;
     this.watcher = connections.watcher;
     this.masters = connections.masters;
+    this.subscribersReady = connections.subscribersReady;
     for (const [name, script] of Object.entries(SCRIPTS)) this.redis.defineCommand(name, script);
     this.durability = new DurabilityCheck(this.redis);
     this.index = new SessionIndex(this.redis, (command) => this.call(command));
     const linger = options.followLingerMs ?? FOLLOW_LINGER_MS;
     this.channels = new ChannelInterest(
-      { subscribe: (session) => this.sharded.ssubscribe(keys(session).channel), unsubscribe: (session) => this.sharded.sunsubscribe(keys(session).channel) },
+      {
+        subscribe: (session) => confirmedWithin(() => this.sharded.ssubscribe(keys(session).channel), SUBSCRIBE_DEADLINE_MS),
+        unsubscribe: (session) => this.sharded.sunsubscribe(keys(session).channel),
+      },
       linger,
     );
-    this.sessionsFeed = new ChannelInterest({ subscribe: (channel) => this.watcher.subscribe(channel), unsubscribe: (channel) => this.watcher.unsubscribe(channel) }, linger);
+    this.sessionsFeed = new ChannelInterest(
+      { subscribe: (channel) => confirmedWithin(() => this.watcher.subscribe(channel), SUBSCRIBE_DEADLINE_MS), unsubscribe: (channel) => this.watcher.unsubscribe(channel) },
+      linger,
+    );
     // Connection errors are reported through failed commands, /readyz and the trouble metrics;
     // not as crashes.
     for (const connection of [this.redis, this.sharded, this.watcher]) {
@@ -162,8 +175,6 @@ export class RedisStore implements Store {
       connection.on('reconnecting', () => this.options.telemetry?.trouble('reconnect'));
     }
     this.sharded.on('smessage', (_channel: string, message: string) => this.received(message));
-    // A cluster's new node (a replica promoted, a node added) gets the scripts too.
-    this.redis.on('+node', (node: Redis) => void this.loadScripts(node));
     this.sharded.on(connections.resubscribedEvent, () => {
       if (this.opened) this.channels.resubscribe((session) => this.announceResync(session));
     });
@@ -178,13 +189,21 @@ export class RedisStore implements Store {
 
   async open(): Promise<void> {
     let problem: string | undefined;
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await this.redis.connect();
-      problem = versionProblem(redisVersion(await this.redis.info('server')));
-      if (!problem) await Promise.all([this.sharded.connect(), this.watcher.connect()]);
+      const connected = (async () => {
+        await this.redis.connect();
+        problem = versionProblem(redisVersion(await this.redis.info('server')));
+        if (!problem) await Promise.all([this.sharded.connect(), this.watcher.connect(), this.subscribersReady]);
+      })();
+      // A cluster whose nodes do not agree yet can keep the connection from ever being ready.
+      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`not ready after ${OPEN_DEADLINE_MS / 1000} s (connections: ${this.redis.status}, ${this.sharded.status}, ${this.watcher.status})`)), OPEN_DEADLINE_MS)));
+      await Promise.race([connected, late]);
     } catch (err) {
       this.disconnectAll();
       throw new Error(`HOROLOGIUM_STORE: cannot reach Redis: ${(err as Error).message}`);
+    } finally {
+      clearTimeout(timer);
     }
     if (problem) {
       this.disconnectAll();

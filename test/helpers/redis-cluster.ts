@@ -89,12 +89,25 @@ export async function startRedisCluster(t: Test, size = 6): Promise<RedisCluster
       await exited;
     },
     async healthy(ms = 20_000) {
-      await until('cluster_state:ok on every live node', ms, async () => {
-        for (const { port } of live()) if (!(await redisCommand(port, 'CLUSTER', 'INFO')).includes('cluster_state:ok')) return false;
+      await until('cluster_state:ok and every slot served, on every live node', ms, async () => {
+        for (const { port } of live()) {
+          const info = await redisCommand(port, 'CLUSTER', 'INFO');
+          if (!info.includes('cluster_state:ok') || !info.includes('cluster_slots_ok:16384')) return false;
+        }
         return true;
       });
     },
   };
   await cluster.healthy();
+  // Every node knows every other, and every replica has its master's data: the cluster as a
+  // service would find it.
+  await until('every node to know all six and every replica in sync', 20_000, async () => {
+    for (const { port } of nodes) {
+      if (!(await redisCommand(port, 'CLUSTER', 'INFO')).includes(`cluster_known_nodes:${size}`)) return false;
+      const replication = await redisCommand(port, 'INFO', 'replication');
+      if (replication.includes('role:slave') && !replication.includes('master_link_status:up')) return false;
+    }
+    return true;
+  });
   return cluster;
 }
