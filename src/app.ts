@@ -43,7 +43,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   const authenticator = new Authenticator(config.auth);
   const metrics = new Metrics();
-  const store = options.store ?? createStore(config.store, { historySize: config.historySize, telemetry: metrics.storeTelemetry });
+  const store = options.store ?? createStore(config.store, { historySize: config.historySize, telemetry: metrics.storeTelemetry, waitReplicas: config.redisWaitReplicas });
   await store.open();
   for (const warning of (await store.warnings?.()) ?? []) app.log.warn({ store: store.kind, warning: warning.code }, warning.message);
   metrics.watchStore(store);

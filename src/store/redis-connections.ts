@@ -24,6 +24,8 @@ export interface RedisConnections {
   resubscribedEvent: string;
   /** Resolves once the sharded subscribers know where each slot is (a cluster's first slots refresh), or after a few seconds. */
   subscribersReady: Promise<unknown>;
+  /** A command failed: a cluster reads its slots map again (a failover may have moved them). */
+  troubled(): void;
 }
 
 /** A `redis+cluster://` URL's parts, or undefined for another URL. */
@@ -65,6 +67,7 @@ export function redisConnections(url: string): RedisConnections {
       masters: () => [commands],
       resubscribedEvent: 'ready',
       subscribersReady: Promise.resolve(),
+      troubled: () => undefined,
     };
   }
   // A node's connection is made when the cluster first sends it a command, which waits for it (its
@@ -87,6 +90,9 @@ export function redisConnections(url: string): RedisConnections {
     retryDelayOnClusterDown: 200,
     retryDelayOnTryAgain: 200,
     slotsRefreshTimeout: 2000,
+    // The slots map is read again every second (and at once after a failed command, `troubled`):
+    // a master that died stops being asked once its replica has taken over.
+    slotsRefreshInterval: 1000,
     redisOptions: node,
   };
   // Typed as Redis: a Cluster answers the same commands (ioredis's Commander), routed by key slot.
@@ -99,5 +105,6 @@ export function redisConnections(url: string): RedisConnections {
       .sort((a, b) => `${a.options.host}:${a.options.port}`.localeCompare(`${b.options.host}:${b.options.port}`));
   // A subscription sent before the subscribers know the slots may go to one being replaced.
   const subscribersReady = Promise.race([new Promise((resolve) => sharded.once('subscribersReady', resolve)), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
-  return { commands, sharded, watcher, masters, resubscribedEvent: 'subscribersReady', subscribersReady };
+  const troubled = () => (commands as unknown as Cluster).refreshSlotsCache();
+  return { commands, sharded, watcher, masters, resubscribedEvent: 'subscribersReady', subscribersReady, troubled };
 }

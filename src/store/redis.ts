@@ -19,14 +19,14 @@
  * published while it was away are gone: its subscriptions re-read what they may have missed.
  */
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import { ChannelInterest, confirmedWithin } from './channel-interest.js';
 import { composeEvent, composeToolStarting, frameOf, type ComposedEvent } from '../wire/event-composer.js';
 import { completion, eventKeyRecord, keyedEventRepeat, stampOf, startedCall, startRepeat, systemClock, type CallRecord, type Clock } from './ledger.js';
 import { Listeners } from './listeners.js';
 import { redisConnections } from './redis-connections.js';
 import { DurabilityCheck } from './redis-durability.js';
-import { SCRIPTS, type Reply, type Scripts } from './redis-scripts.js';
+import { SCRIPTS, type Arg, type Reply, type Scripts } from './redis-scripts.js';
 import { SessionIndex } from './redis-index.js';
 import { redisVersion, versionProblem } from './redis-version.js';
 import { decodeCursor, encodeCursor } from './session-cursor.js';
@@ -64,6 +64,9 @@ const MAX_RECOMPOSE = 5;
 const FOLLOW_LINGER_MS = 2000;
 /** How long a subscription may take to be confirmed before it is sent again, then refused. */
 const SUBSCRIBE_DEADLINE_MS = 3000;
+/** How long a write waits for its replicas (HOROLOGIUM_REDIS_WAIT_REPLICAS) before it is a 503. */
+const REPLICA_WAIT_MS = 1000;
+type WriteScript = 'hAppend' | 'hStartCall' | 'hCompleteCall' | 'hAck' | 'hDeleteSession';
 /** How long start-up waits for Redis (every connection ready) before it gives up. */
 const OPEN_DEADLINE_MS = 15_000;
 /**
@@ -138,6 +141,10 @@ export class RedisStore implements Store {
   private readonly masters: () => Redis[];
   /** Resolves when the sharded subscribers know the cluster's slots (at once on a single Redis). */
   private readonly subscribersReady: Promise<unknown>;
+  /** Replicas each write must reach before it is acknowledged (StoreOptions.waitReplicas). */
+  private readonly waitReplicas: number;
+  /** Called when a command fails (a cluster then reads its slots map again). */
+  private readonly troubled: () => void;
 
   constructor(
     url: string,
@@ -153,6 +160,8 @@ export class RedisStore implements Store {
     this.watcher = connections.watcher;
     this.masters = connections.masters;
     this.subscribersReady = connections.subscribersReady;
+    this.waitReplicas = options.waitReplicas ?? 0;
+    this.troubled = connections.troubled;
     for (const [name, script] of Object.entries(SCRIPTS)) this.redis.defineCommand(name, script);
     this.durability = new DurabilityCheck(this.redis);
     this.index = new SessionIndex(this.redis, (command) => this.call(command));
@@ -231,7 +240,9 @@ export class RedisStore implements Store {
     this.rechecks.clear();
     this.sharded.disconnect();
     this.watcher.disconnect();
-    if (this.redis.status === 'ready') await this.redis.quit().catch(() => undefined);
+    // QUIT lets Redis finish what it was sent; a node that does not answer (a cluster's dead one)
+    // does not hold the shutdown up for more than a second.
+    if (this.redis.status === 'ready') await Promise.race([this.redis.quit().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
     this.redis.disconnect();
   }
 
@@ -270,11 +281,10 @@ export class RedisStore implements Store {
     const k = keys(session);
     const composed = composeEvent(type, dataJson, stampOf(session, this.clock()));
     const now = Date.now();
-    const reply = await this.commit(() =>
-      this.redis.hAppend(
-        k.heads, k.events, k.queue, k.calls,
-        composed.head, this.options.historySize, randomUUID(), k.channel, session, type, now, key ? eventKeyRecord(key.id) : '', key?.fingerprint ?? '', SESSIONS_CHANNEL,
-      ),
+    const reply = await this.commit(
+      'hAppend',
+      k.heads, k.events, k.queue, k.calls,
+      composed.head, this.options.historySize, randomUUID(), k.channel, session, type, now, key ? eventKeyRecord(key.id) : '', key?.fingerprint ?? '', SESSIONS_CHANNEL,
     );
     if (reply[0] === 'exists' && key) {
       return keyedEventRepeat({ completed: { fingerprint: String(reply[1]), queueSeq: 0, eventSeq: Number(reply[2]) } }, key) as KeyedEventOutcome;
@@ -289,11 +299,10 @@ export class RedisStore implements Store {
     const composed = composeToolStarting(input, stampOf(session, now));
     const started = JSON.stringify(startedCall(input, now));
     const at = Date.now();
-    const reply = await this.commit(() =>
-      this.redis.hStartCall(
-        k.heads, k.events, k.queue, k.calls,
-        input.callId, composed.head, started, this.options.historySize, randomUUID(), k.channel, session, at, SESSIONS_CHANNEL,
-      ),
+    const reply = await this.commit(
+      'hStartCall',
+      k.heads, k.events, k.queue, k.calls,
+      input.callId, composed.head, started, this.options.historySize, randomUUID(), k.channel, session, at, SESSIONS_CHANNEL,
     );
     if (reply[0] === 'exists') {
       return startRepeat(callRecord(reply.slice(1)), input) ?? { status: 'conflict', message: 'this call_id already has a record' };
@@ -314,11 +323,10 @@ export class RedisStore implements Store {
       if ('repeat' in decided) return decided.repeat;
       const entry = JSON.stringify(decided.entry);
       const at = Date.now();
-      const reply = await this.commit(() =>
-        this.redis.hCompleteCall(
-          k.heads, k.events, k.queue, k.calls,
-          input.callId, expected, entry, decided.composed.head, input.fingerprint, this.options.historySize, randomUUID(), k.channel, session, at, SESSIONS_CHANNEL,
-        ),
+      const reply = await this.commit(
+        'hCompleteCall',
+        k.heads, k.events, k.queue, k.calls,
+        input.callId, expected, entry, decided.composed.head, input.fingerprint, this.options.historySize, randomUUID(), k.channel, session, at, SESSIONS_CHANNEL,
       );
       if (reply[0] === 'changed') {
         record = callRecord(reply.slice(1));
@@ -334,7 +342,7 @@ export class RedisStore implements Store {
 
   async ack(session: string, through: number): Promise<AckOutcome> {
     const k = keys(session);
-    const reply = await this.commit(() => this.redis.hAck(k.heads, through));
+    const reply = await this.commit('hAck', k.heads, through);
     if (reply[0] === 'beyond') return { status: 'beyond_head', head: Number(reply[1]) };
     await this.indexed(session, undefined, Number(reply[2]));
     return { status: 'ok', committed: Number(reply[1]) };
@@ -400,9 +408,7 @@ export class RedisStore implements Store {
     const k = keys(session);
     // The index entry goes after the keys, unless a write came meanwhile (its activity is later).
     const cutoff = inactiveBefore === '' ? Date.now() : inactiveBefore;
-    const [deleted, last] = await this.commit(() =>
-      this.redis.hDeleteSession(k.heads, k.events, k.queue, k.calls, session, k.channel, inactiveBefore, SESSIONS_CHANNEL),
-    );
+    const [deleted, last] = await this.commit('hDeleteSession', k.heads, k.events, k.queue, k.calls, session, k.channel, inactiveBefore, SESSIONS_CHANNEL);
     if (Number(deleted) !== 1) {
       // Active since: the index learns its activity. Gone: an entry left behind goes.
       if (last !== null && last !== undefined) await this.indexed(session, Number(last), undefined);
@@ -570,14 +576,32 @@ export class RedisStore implements Store {
       return await run();
     } catch (err) {
       this.options.telemetry?.trouble('command_error');
+      if (this.opened) this.troubled();
       throw new StoreUnavailableError(`redis: ${(err as Error).message}`, { cause: err });
     }
   }
 
   /** Runs a write script: one commit, timed for the commit metrics. */
-  private async commit<T>(run: () => Promise<T>): Promise<T> {
+  /**
+   * Runs a write script: one commit, timed for the commit metrics. With `waitReplicas`, the script
+   * and a WAIT go to the session's node in one pipeline, and the write counts as done (202) only
+   * once that many replicas have it: a failover then cannot lose it. A write a replica did not
+   * confirm in time is a 503 (it is stored on the master; a retry is safe, as after a lost reply).
+   */
+  private async commit(script: WriteScript, ...keysAndArgs: Arg[]): Promise<Reply> {
     const started = performance.now();
-    const reply = await this.call(run);
+    const reply = await this.call(async () => {
+      if (this.waitReplicas === 0) return this.redis[script](...keysAndArgs);
+      const pipeline = this.redis.pipeline() as unknown as Record<WriteScript, (...a: Arg[]) => ChainableCommander>;
+      const results = await pipeline[script](...keysAndArgs).call('WAIT', this.waitReplicas, REPLICA_WAIT_MS).exec();
+      const [[scriptError, written] = [], [waitError, reached] = []] = results ?? [];
+      if (scriptError) throw scriptError;
+      if (waitError) throw waitError;
+      if (Number(reached) < this.waitReplicas) {
+        throw new Error(`the write reached ${Number(reached)} of ${this.waitReplicas} replicas in ${REPLICA_WAIT_MS} ms`);
+      }
+      return written as Reply;
+    });
     this.options.telemetry?.committed(1, (performance.now() - started) / 1000);
     return reply;
   }

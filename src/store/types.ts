@@ -310,6 +310,11 @@ export interface StoreOptions {
    * that a reconnecting panel does not make the instance unsubscribe and subscribe again (2 s).
    */
   followLingerMs?: number;
+  /**
+   * redis: replicas each write must reach (WAIT) before it is acknowledged, so that a failover to
+   * a replica loses no acknowledged write (HOROLOGIUM_REDIS_WAIT_REPLICAS; 0 by default).
+   */
+  waitReplicas?: number;
 }
 
 /**

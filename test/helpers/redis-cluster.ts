@@ -16,6 +16,8 @@ import { sleep } from './wait.js';
 export interface ClusterNode {
   port: number;
   child: ChildProcess;
+  /** Its command line (restart runs it again, on its directory and nodes.conf). */
+  args: string[];
 }
 
 export interface RedisCluster {
@@ -28,6 +30,8 @@ export interface RedisCluster {
   masterOf(key: string): Promise<number>;
   /** SIGKILL of one node: a crash. */
   kill(port: number): Promise<void>;
+  /** Starts a killed node again: it rejoins the cluster (a master whose replica took over comes back as its replica). */
+  restart(port: number): Promise<void>;
   /** Resolves once every live node says cluster_state:ok and every slot's master is one of them. */
   healthy(ms?: number): Promise<void>;
 }
@@ -53,8 +57,10 @@ export async function startRedisCluster(t: Test, size = 6): Promise<RedisCluster
     const bus = await freePort();
     const dir = tempDir(t);
     const args = ['--port', String(port), '--cluster-port', String(bus), '--bind', '127.0.0.1', '--dir', dir, '--protected-mode', 'no', '--save', '', '--loglevel', 'warning'];
-    args.push('--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000', '--appendonly', 'yes', '--appendfsync', 'always');
-    nodes.push({ port, child: spawn('redis-server', args, { stdio: 'ignore' }) });
+    // cluster-require-full-coverage no: while one master is down, the others go on serving their slots.
+    args.push('--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000', '--cluster-require-full-coverage', 'no');
+    args.push('--appendonly', 'yes', '--appendfsync', 'always');
+    nodes.push({ port, args, child: spawn('redis-server', args, { stdio: 'ignore' }) });
   }
   for (const { port } of nodes) await until(`the node on ${port}`, 10_000, async () => (await redisCommand(port, 'PING')).startsWith('+PONG'));
   const created = spawnSync('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', size >= 6 ? '1' : '0', '--cluster-yes'], {
@@ -87,6 +93,12 @@ export async function startRedisCluster(t: Test, size = 6): Promise<RedisCluster
       const exited = once(node.child, 'exit');
       node.child.kill('SIGKILL');
       await exited;
+    },
+    async restart(port) {
+      const node = nodes.find((n) => n.port === port);
+      if (!node) throw new Error(`no node on ${port}`);
+      node.child = spawn('redis-server', node.args, { stdio: 'ignore' });
+      await until(`the node on ${port} back`, 10_000, async () => (await redisCommand(port, 'PING')).startsWith('+PONG'));
     },
     async healthy(ms = 20_000) {
       await until('cluster_state:ok and every slot served, on every live node', ms, async () => {
