@@ -2,11 +2,16 @@
  * No Docker engine runs here, so the image's start command and the compose file are checked
  * statically, and the start command itself is run: the built server starts and answers.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import t from 'tap';
 import semver from 'semver';
 import { parse } from 'yaml';
 import { loadConfig } from '../../src/config/config.js';
+import { freePort } from '../helpers/process.js';
+import { redisCommand, requireRedis } from '../helpers/redis.js';
 
 const root = new URL('../../', import.meta.url);
 const read = (f: string) => readFileSync(new URL(f, root), 'utf8');
@@ -57,7 +62,9 @@ function composeEnv(env: Record<string, string | number>): Record<string, string
 t.test('compose: Redis with AOF and a healthcheck, two instances on it, a load balancer', async (t) => {
   const compose = parse(read('docker-compose.yml'), { merge: true });
   const s = compose.services;
-  t.same(Object.keys(s).sort(), ['horologium', 'horologium-a', 'horologium-b', 'lb', 'redis']);
+  const cluster = ['horologium-cluster-a', 'horologium-cluster-b', 'redis-c1', 'redis-c2', 'redis-c3', 'redis-c4', 'redis-c5', 'redis-c6', 'redis-cluster-init'];
+  t.same(Object.keys(s).sort(), ['horologium', 'horologium-a', 'horologium-b', 'lb', 'redis', ...cluster].sort());
+  for (const name of cluster) t.same(s[name].profiles, ['cluster'], `${name} starts only with the cluster profile`);
   t.same(s.redis.command, ['redis-server', '--appendonly', 'yes', '--appendfsync', 'always', '--save', ''], 'AOF, fsync on every write');
   t.same(s.redis.healthcheck.test, ['CMD', 'redis-cli', 'ping']);
   t.match(s.redis.volumes, ['redis-data:/data']);
@@ -139,4 +146,42 @@ t.test('nginx: keepalive upstreams, request id and scheme passed, retries never 
   t.notMatch(nginx, /proxy_next_upstream[^;]*non_idempotent/, 'a POST that reached an instance is never sent to another');
   t.match(nginx, /error_page 502 504 = @unreachable;/);
   // Run for real in test/ops/nginx.test.ts.
+});
+
+t.test('compose, cluster profile: six nodes joined with one replica each, two instances on redis+cluster:// that wait for a replica', async (t) => {
+  const compose = parse(read('docker-compose.yml'), { merge: true });
+  const s = compose.services;
+  const nodes = ['redis-c1', 'redis-c2', 'redis-c3', 'redis-c4', 'redis-c5', 'redis-c6'];
+  for (const name of nodes) {
+    const command = s[name].command as string[];
+    t.match(command.join(' '), /--cluster-enabled yes .*--cluster-require-full-coverage no --appendonly yes --appendfsync always/, `${name}: a cluster node, AOF fsync always`);
+    t.same(s[name].volumes, [`${name}-data:/data`], `${name} keeps its data (and nodes.conf) in its own volume`);
+    t.same(s[name].healthcheck.test, ['CMD', 'redis-cli', 'ping']);
+  }
+  const init = s['redis-cluster-init'];
+  t.same(Object.keys(init.depends_on).sort(), nodes, 'the join waits for every node');
+  t.match(init.command[0], /redis-cli --cluster create .* --cluster-replicas 1 --cluster-yes/);
+  t.notMatch(init.command[0].replaceAll('$$', ''), /\$[^$]/, 'every $ of the shell is escaped ($$) from compose');
+  t.equal(spawnSync('sh', ['-n', '-c', init.command[0].replaceAll('$$', '$')]).status, 0, 'the join script, as compose hands it to sh, parses');
+  for (const name of ['horologium-cluster-a', 'horologium-cluster-b']) {
+    const config = loadConfig(composeEnv(s[name].environment));
+    t.equal(config.store, 'redis+cluster://redis-c1:6379,redis-c2:6379,redis-c3:6379', `${name}: a valid configuration on the cluster`);
+    t.equal(config.redisWaitReplicas, 1, 'writes wait for one replica');
+    t.same(s[name].depends_on, { 'redis-cluster-init': { condition: 'service_completed_successfully' } });
+  }
+  t.not(s['horologium-cluster-a'].ports[0], s['horologium-cluster-b'].ports[0], 'each on its own port');
+  // The node's command, as compose runs it, is one redis-server accepts (here on a free port of this test's own).
+  if (!requireRedis(t)) return;
+  const dir = mkdtempSync(join(tmpdir(), 'horologium-compose-node-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const port = await freePort();
+  const args = (s['redis-c1'].command as string[]).slice(1).map((a) => (a === '6379' ? String(port) : a));
+  const node = spawn('redis-server', [...args, '--dir', dir, '--cluster-port', String(await freePort()), '--bind', '127.0.0.1'], { stdio: 'ignore' });
+  t.teardown(() => node.kill('SIGKILL'));
+  let info = '';
+  for (let k = 0; k < 100 && !info.includes('cluster_enabled:1'); k++) {
+    await new Promise((r) => setTimeout(r, 50));
+    info = await redisCommand(port, 'INFO', 'cluster').catch(() => '');
+  }
+  t.match(info, /cluster_enabled:1/, 'redis-server runs the node command, as a cluster node');
 });
