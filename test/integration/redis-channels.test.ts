@@ -7,8 +7,9 @@
  * nothing; watch_sessions across instances; and an older Redis is refused with a clear message.
  */
 import { createServer } from 'node:net';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { RedisStore } from '../../src/store/redis.js';
+import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
 import { requireRedis, startRedis, type RedisProcess } from '../helpers/redis.js';
 import { startServer, type Running } from '../helpers/server.js';
 import { until } from '../helpers/wait.js';
@@ -25,10 +26,34 @@ async function received(srv: Running): Promise<{ session: number; sessions: numb
   return { session: count('session'), sessions: count('sessions') };
 }
 
-/** How many connections subscribe to a session's channel (an integer reply of PUBSUB SHARDNUMSUB). */
-async function channelSubscribers(redis: RedisProcess, session: string): Promise<number> {
-  const reply = await redis.command('PUBSUB', 'SHARDNUMSUB', `horologium:{${session}}:ch`);
-  return Number(/:(\d+)\r\n$/.exec(reply)?.[1]);
+/** What the tests need of the Redis under them: a single redis-server, or a cluster. */
+interface Backend {
+  url: string;
+  /** How many connections subscribe to a session's channel (PUBSUB SHARDNUMSUB on the node that holds it). */
+  subscribers(session: string): Promise<number>;
+  /** Cuts every subscriber connection (CLIENT KILL TYPE pubsub on every node); the replies. */
+  killSubscribers(): Promise<string[]>;
+}
+
+const shardNumSub = (reply: string) => Number(/:(\d+)\r\n$/.exec(reply)?.[1]);
+
+function single(redis: RedisProcess): Backend {
+  return {
+    url: redis.url,
+    subscribers: async (session) => shardNumSub(await redis.command('PUBSUB', 'SHARDNUMSUB', `horologium:{${session}}:ch`)),
+    killSubscribers: async () => [await redis.command('CLIENT', 'KILL', 'TYPE', 'pubsub')],
+  };
+}
+
+function clustered(cluster: RedisCluster): Backend {
+  return {
+    url: cluster.url,
+    subscribers: async (session) => {
+      const channel = `horologium:{${session}}:ch`;
+      return shardNumSub(await cluster.command(await cluster.masterOf(channel), 'PUBSUB', 'SHARDNUMSUB', channel));
+    },
+    killSubscribers: () => Promise.all(cluster.nodes.map((n) => cluster.command(n.port, 'CLIENT', 'KILL', 'TYPE', 'pubsub'))),
+  };
 }
 
 /** Posts `count` events to a session, at most `inflight` at a time; resolves with every reply's status. */
@@ -41,9 +66,10 @@ async function burst(srv: Running, session: string, count: number, inflight = 10
   return statuses;
 }
 
-if (requireRedis(t)) {
+/** The suite, on a backend each test gets from `backend`. */
+function channelSuite(t: Test, backend: (t: Test) => Promise<Backend>): void {
   t.test('an instance with no subscribers of a session receives none of its messages', async (t) => {
-    const redis = await startRedis(t);
+    const redis = await backend(t);
     const a = await startServer(t, { store: redis.url });
     const b = await startServer(t, { store: redis.url });
     const onA = await connect(a, '?session=watched');
@@ -57,12 +83,12 @@ if (requireRedis(t)) {
     t.equal(afterB.session - before.session, 0, 'B received no message of either session: it has no subscriber of them');
     t.equal(afterB.sessions - before.sessions, 0, 'nor of the sessions channel: it has no watcher');
     t.equal((await received(a)).session, 20, 'A received exactly the 20 events of the session it has a subscriber of');
-    t.equal(await channelSubscribers(redis, 'unwatched'), 0);
-    t.equal(await channelSubscribers(redis, 'watched'), 1, 'one subscribing connection: A’s');
+    t.equal(await redis.subscribers('unwatched'), 0);
+    t.equal(await redis.subscribers('watched'), 1, 'one subscribing connection: A’s');
   });
 
   t.test('subscribers arriving mid-burst on the other instance get every seq exactly once', async (t) => {
-    const redis = await startRedis(t);
+    const redis = await backend(t);
     const a = await startServer(t, { store: redis.url, historySize: 10_000 });
     const b = await startServer(t, { store: redis.url, historySize: 10_000 });
     const total = 400;
@@ -95,22 +121,22 @@ if (requireRedis(t)) {
   });
 
   t.test('the last subscriber leaving unsubscribes the channel; a long-poll follows the session while it waits', async (t) => {
-    const redis = await startRedis(t);
+    const redis = await backend(t);
     const a = await startServer(t, { store: redis.url });
     const b = await startServer(t, { store: redis.url });
     const first = await connect(b, '?session=leave');
     const second = await connect(b, '?session=leave');
     await Promise.all([first, second].map((c) => c.next((f) => f.method === 'subscribed')));
-    t.equal(await channelSubscribers(redis, 'leave'), 1, 'two subscribers on B: one subscription of its connection');
+    t.equal(await redis.subscribers('leave'), 1, 'two subscribers on B: one subscription of its connection');
     first.ws.close();
     await first.closed;
     await a.post('/v1/sessions/leave/events', note(1));
     await second.next((f) => f.method === 'status' && f.result.seq === 1);
-    t.equal(await channelSubscribers(redis, 'leave'), 1, 'still subscribed while one subscriber is left');
+    t.equal(await redis.subscribers('leave'), 1, 'still subscribed while one subscriber is left');
     second.ws.close();
     await second.closed;
-    await until(async () => (await channelSubscribers(redis, 'leave')) === 0, 'the channel unsubscribed').catch(() => undefined);
-    t.equal(await channelSubscribers(redis, 'leave'), 0, 'unsubscribed after the last one left (and the linger)');
+    await until(async () => (await redis.subscribers('leave')) === 0, 'the channel unsubscribed').catch(() => undefined);
+    t.equal(await redis.subscribers('leave'), 0, 'unsubscribed after the last one left (and the linger)');
     const quiet = (await received(b)).session;
     await a.post('/v1/sessions/leave/events', note(2));
     const seen = await b.get('/v1/sessions/leave/events?after=1');
@@ -119,8 +145,8 @@ if (requireRedis(t)) {
 
     // A long-poll on B wakes at an entry committed through A, and B follows the session meanwhile.
     const poll = b.get('/v1/sessions/lp/queue?wait=20');
-    await until(async () => (await channelSubscribers(redis, 'lp')) === 1, 'the long-poll’s subscription', 5000).catch(() => undefined);
-    t.equal(await channelSubscribers(redis, 'lp'), 1, 'subscribed while the long-poll waits');
+    await until(async () => (await redis.subscribers('lp')) === 1, 'the long-poll’s subscription', 5000).catch(() => undefined);
+    t.equal(await redis.subscribers('lp'), 1, 'subscribed while the long-poll waits');
     const started = Date.now();
     t.equal((await a.post('/v1/sessions/lp/tool-results', { call_id: 'c1', name: 'n', result: 'r' })).status, 202);
     const page = await poll;
@@ -129,7 +155,7 @@ if (requireRedis(t)) {
   });
 
   t.test('the subscriber connections cut mid-burst: every subscriber still gets every seq once', async (t) => {
-    const redis = await startRedis(t);
+    const redis = await backend(t);
     const a = await startServer(t, { store: redis.url, historySize: 10_000 });
     const b = await startServer(t, { store: redis.url, historySize: 10_000 });
     const sessions = ['k1', 'k2', 'k3'];
@@ -139,17 +165,17 @@ if (requireRedis(t)) {
     const total = 200;
     const producers = sessions.map((s) => burst(a, s, total, 4));
     await until(() => subs.every((c) => statusSeqs(c, c.frames[0].result.session).length >= 30), 'the burst under way');
-    t.match(await redis.command('CLIENT', 'KILL', 'TYPE', 'pubsub'), /^:\d/, 'every subscriber connection cut');
+    t.ok((await redis.killSubscribers()).every((reply) => /^:\d/.test(reply)), 'every subscriber connection cut');
     for (const statuses of await Promise.all(producers)) t.same(statuses, Array(total).fill(202));
     for (const [k, c] of subs.entries()) {
       await c.next((f) => f.method === 'status' && f.result.seq === total, 15_000);
       t.same(statusSeqs(c, sessions[k] as string), range(1, total), `${sessions[k]}: 1..${total}, nothing missing, nothing twice`);
     }
-    await until(async () => (await channelSubscribers(redis, 'k1')) === 1, 'subscribed again');
+    await until(async () => (await redis.subscribers('k1')) === 1, 'subscribed again');
   });
 
   t.test('watch_sessions across instances: changes on A reach a watcher on B, at most one message a second per session', async (t) => {
-    const redis = await startRedis(t);
+    const redis = await backend(t);
     const a = await startServer(t, { store: redis.url });
     const b = await startServer(t, { store: redis.url });
     const watcher = await connect(b);
@@ -172,6 +198,14 @@ if (requireRedis(t)) {
     t.equal((await received(b)).session, 0, 'B received nothing of the session’s own channel');
     t.equal((await fetch(`${a.url}/v1/sessions/w:1`, { method: 'DELETE' })).status, 200);
     t.same(await watcher.next((f) => f.method === 'session' && f.result.deleted === true, 5000), { method: 'session', result: { session: 'w:1', deleted: true } });
+  });
+}
+
+if (requireRedis(t)) {
+  t.test('on a single Redis', async (t) => channelSuite(t, async (t) => single(await startRedis(t))));
+  t.test('on a Redis Cluster (three masters, three replicas)', async (t) => {
+    const cluster = await startRedisCluster(t);
+    channelSuite(t, async () => clustered(cluster));
   });
 }
 
