@@ -11,13 +11,15 @@
  * write (the Horologium process, from /proc) and Redis CPU per write (every redis-server, summed),
  * and the cluster's ratios against the single Redis last.
  *
- * Usage: npm run build && npx tsx bench/redis-cluster.ts [--seconds 5] [--rounds 3]
+ * Usage: npm run build && npx tsx bench/redis-cluster.ts [--seconds 5] [--rounds 3] [--baseline DIR]
+ *   --baseline DIR adds the single Redis on another build (DIR/dist/server.js), for example the
+ *   landed main before the index left the scripts (bench/redis-channels.ts says how to build one).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { cpuMs, startChild, stopChild } from './children.js';
 import { numberOption } from './options.js';
@@ -92,9 +94,13 @@ interface Design {
   name: string;
   nodes: number;
   waitReplicas: number;
+  server?: string;
 }
+const baselineAt = process.argv.indexOf('--baseline');
+const baseline = baselineAt > 0 ? process.argv[baselineAt + 1] : undefined;
 const designs: Design[] = [
   { name: 'single Redis', nodes: 1, waitReplicas: 0 },
+  ...(baseline ? [{ name: 'single Redis, baseline build', nodes: 1, waitReplicas: 0, server: resolve(baseline, 'dist/server.js') }] : []),
   { name: 'cluster (3 masters, 3 replicas)', nodes: 6, waitReplicas: 0 },
   { name: 'cluster, WAIT 1', nodes: 6, waitReplicas: 1 },
 ];
@@ -107,7 +113,7 @@ interface Figures {
 
 async function measure(design: Design): Promise<Figures> {
   const redises = await startRedises(design.nodes);
-  const server = await startChild(['dist/server.js'], { HOROLOGIUM_STORE: redises.url, HOROLOGIUM_REDIS_WAIT_REPLICAS: String(design.waitReplicas), LOG_LEVEL: 'warn' }, SERVER_PORT);
+  const server = await startChild([design.server ?? 'dist/server.js'], { HOROLOGIUM_STORE: redises.url, HOROLOGIUM_REDIS_WAIT_REPLICAS: String(design.waitReplicas), LOG_LEVEL: 'warn' }, SERVER_PORT);
   try {
     await drive(1);
     const redisCpu = () => redises.children.reduce((sum, c) => sum + cpuMs(c.pid as number), 0);
