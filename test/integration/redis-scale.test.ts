@@ -1,11 +1,13 @@
 /**
- * Scale-out on Redis (issue 4): two Horologium instances on one redis-server of this test's own,
- * real WebSocket clients, and Redis killed, restarted and flushed during a stream. Exact seqs.
+ * Scale-out on Redis (issue 4): two Horologium instances on one redis-server of this test's own
+ * (and the deployment-independent part on a Redis Cluster of its own too), real WebSocket clients,
+ * and Redis killed, restarted and flushed during a stream. Exact seqs.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import WebSocket from 'ws';
 import { HorologiumClient, type StatusEvent, type SubscribedInfo } from '../../src/client/index.js';
 import { spawnServer } from '../helpers/process.js';
+import { startRedisCluster } from '../helpers/redis-cluster.js';
 import { requireRedis, startRedis } from '../helpers/redis.js';
 import { client, startServer, type Running } from '../helpers/server.js';
 import { connect } from '../helpers/ws-client.js';
@@ -15,11 +17,12 @@ const post = (srv: { post: Running['post'] }, session: string, k: number) => srv
 const statusSeqs = (frames: any[], session: string) => frames.filter((f) => f.method === 'status' && f.result.session === session).map((f) => f.result.seq);
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, k) => from + k);
 
-if (requireRedis(t)) {
+/** The two-instance tests that hold on any Redis deployment: on a single Redis and on a cluster. */
+function twoInstanceSuite(t: Test, storeUrl: (t: Test) => Promise<string>): void {
   t.test('any instance takes any request: replay then live across instances, no gap, no duplicate', async (t) => {
-    const redis = await startRedis(t);
-    const a = await startServer(t, { store: redis.url, historySize: 10_000 });
-    const b = await startServer(t, { store: redis.url, historySize: 10_000 });
+    const store = await storeUrl(t);
+    const a = await startServer(t, { store, historySize: 10_000 });
+    const b = await startServer(t, { store, historySize: 10_000 });
     const total = 300;
     let posted = 0;
     const producer = (async () => {
@@ -40,9 +43,9 @@ if (requireRedis(t)) {
   });
 
   t.test('two instances writing one session concurrently: no gap, no duplicate, idempotent across instances', async (t) => {
-    const redis = await startRedis(t);
-    const a = await startServer(t, { store: redis.url });
-    const b = await startServer(t, { store: redis.url });
+    const store = await storeUrl(t);
+    const a = await startServer(t, { store });
+    const b = await startServer(t, { store });
     const replies = await Promise.all(
       range(1, 200).map((k) => (k % 2 ? a : b).post('/v1/sessions/x2/tool-results', { call_id: `c${k}`, name: 'n', result: { k } })),
     );
@@ -71,6 +74,46 @@ if (requireRedis(t)) {
     const event = (await a.get(`/v1/sessions/x2/events?after=${done.json.event_seq - 1}`)).json.events[0];
     t.match(JSON.parse(JSON.stringify(event)), { result: { type: 'tool_completed', data: { arguments: { q: 'x' } } } });
     t.type(event.result.data.execution_time, 'number', 'measured from the tool_starting event of the other instance');
+  });
+
+  t.test('one instance killed during a stream: the client resumes on the other, every event once', async (t) => {
+    const store = await storeUrl(t);
+    const env = { HOROLOGIUM_STORE: store, HOROLOGIUM_HEARTBEAT_MS: '500' };
+    const a = await spawnServer(t, env);
+    const b = await spawnServer(t, env);
+    const events: StatusEvent[] = [];
+    const subscribed: SubscribedInfo[] = [];
+    const c = new HorologiumClient({
+      url: [a.url, b.url].map((u) => `${u.replace('http', 'ws')}/v1/stream`),
+      WebSocket,
+      onEvent: (e) => events.push(e),
+      onSubscribed: (s) => subscribed.push(s),
+      backoff: { initialMs: 50, maxMs: 200 },
+    });
+    t.teardown(() => c.close());
+    c.subscribe('x6', 0);
+    const producer = client(b.url);
+    let k = 0;
+    const produce = async (n: number) => {
+      for (let i = 0; i < n; i++) t.equal((await post(producer, 'x6', ++k)).status, 202);
+    };
+    await produce(40);
+    await until(() => events.length === 40);
+    a.child.kill('SIGKILL');
+    await produce(40);
+    await until(() => events.length >= 80);
+    await sleep(300);
+    t.same(events.map((e) => e.seq), range(1, 80), 'every event exactly once, in order, across the instance change');
+    t.equal(subscribed.length, 2, 'subscribed again, on the other instance');
+    t.equal(subscribed[1]?.recovered, true);
+  });
+}
+
+if (requireRedis(t)) {
+  t.test('on a single Redis', async (t) => twoInstanceSuite(t, async (t) => (await startRedis(t)).url));
+  t.test('on a Redis Cluster (three masters, three replicas)', async (t) => {
+    const cluster = await startRedisCluster(t);
+    twoInstanceSuite(t, async () => cluster.url);
   });
 
   t.test('Redis down: 503 and not ready, sockets stay; Redis back with AOF: nothing acknowledged lost, fan-out resumes', async (t) => {
@@ -149,37 +192,5 @@ if (requireRedis(t)) {
     t.not(sub.result.epoch, before.epoch, 'a new epoch');
     t.equal(sub.result.recovered, false);
     t.match(await c.next((f) => f.method === 'status'), { result: { seq: 1, data: { k: 99 } } }, 'the replay starts at the oldest retained');
-  });
-
-  t.test('one instance killed during a stream: the client resumes on the other, every event once', async (t) => {
-    const redis = await startRedis(t);
-    const env = { HOROLOGIUM_STORE: redis.url, HOROLOGIUM_HEARTBEAT_MS: '500' };
-    const a = await spawnServer(t, env);
-    const b = await spawnServer(t, env);
-    const events: StatusEvent[] = [];
-    const subscribed: SubscribedInfo[] = [];
-    const c = new HorologiumClient({
-      url: [a.url, b.url].map((u) => `${u.replace('http', 'ws')}/v1/stream`),
-      WebSocket,
-      onEvent: (e) => events.push(e),
-      onSubscribed: (s) => subscribed.push(s),
-      backoff: { initialMs: 50, maxMs: 200 },
-    });
-    t.teardown(() => c.close());
-    c.subscribe('x6', 0);
-    const producer = client(b.url);
-    let k = 0;
-    const produce = async (n: number) => {
-      for (let i = 0; i < n; i++) t.equal((await post(producer, 'x6', ++k)).status, 202);
-    };
-    await produce(40);
-    await until(() => events.length === 40);
-    a.child.kill('SIGKILL');
-    await produce(40);
-    await until(() => events.length >= 80);
-    await sleep(300);
-    t.same(events.map((e) => e.seq), range(1, 80), 'every event exactly once, in order, across the instance change');
-    t.equal(subscribed.length, 2, 'subscribed again, on the other instance');
-    t.equal(subscribed[1]?.recovered, true);
   });
 }
