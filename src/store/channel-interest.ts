@@ -70,10 +70,6 @@ export class ChannelInterest {
     return this.channels.has(channel);
   }
 
-  get size(): number {
-    return this.channels.size;
-  }
-
   /**
    * After the connection came back (its subscriptions are gone): subscribes every channel again and
    * calls `back` for each once it is confirmed, so that its followers re-read what they missed.
@@ -95,6 +91,9 @@ export class ChannelInterest {
   }
 }
 
+/** A subscription Redis did not confirm in time (sent again once; any other failure is final). */
+class NotConfirmed extends Error {}
+
 /**
  * A subscription confirmed within `ms`, sent again once if not (on a cluster, a sharded subscriber
  * being replaced while the first was on its way may never answer it), else refused.
@@ -103,12 +102,12 @@ export async function confirmedWithin<T>(subscribe: () => Promise<T>, ms: number
   for (let attempt = 1; ; attempt++) {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`not confirmed in ${ms} ms`)), ms);
+      timer = setTimeout(() => reject(new NotConfirmed(`not confirmed in ${ms} ms`)), ms);
     });
     try {
       return await Promise.race([subscribe(), late]);
     } catch (err) {
-      if (attempt >= attempts || !(err instanceof Error) || !err.message.startsWith('not confirmed')) throw err;
+      if (attempt >= attempts || !(err instanceof NotConfirmed)) throw err;
     } finally {
       clearTimeout(timer);
     }

@@ -61,6 +61,10 @@ const SESSIONS_CHANNEL = `${PREFIX}:sessions:changes`;
 const HEADS_PATTERN = `${PREFIX}:{*}:heads`;
 /** A call record changed between composing and writing (a concurrent tool-calls): decide again. */
 const MAX_RECOMPOSE = 5;
+/**
+ * How long a session's channel stays subscribed after its last local follower left, so that a
+ * reconnecting panel does not make the instance unsubscribe and subscribe again.
+ */
 const FOLLOW_LINGER_MS = 2000;
 /** How long a subscription may take to be confirmed before it is sent again, then refused. */
 const SUBSCRIBE_DEADLINE_MS = 3000;
@@ -165,17 +169,16 @@ export class RedisStore implements Store {
     for (const [name, script] of Object.entries(SCRIPTS)) this.redis.defineCommand(name, script);
     this.durability = new DurabilityCheck(this.redis);
     this.index = new SessionIndex(this.redis, (command) => this.call(command));
-    const linger = options.followLingerMs ?? FOLLOW_LINGER_MS;
     this.channels = new ChannelInterest(
       {
         subscribe: (session) => confirmedWithin(() => this.sharded.ssubscribe(keys(session).channel), SUBSCRIBE_DEADLINE_MS),
         unsubscribe: (session) => this.sharded.sunsubscribe(keys(session).channel),
       },
-      linger,
+      FOLLOW_LINGER_MS,
     );
     this.sessionsFeed = new ChannelInterest(
       { subscribe: (channel) => confirmedWithin(() => this.watcher.subscribe(channel), SUBSCRIBE_DEADLINE_MS), unsubscribe: (channel) => this.watcher.unsubscribe(channel) },
-      linger,
+      FOLLOW_LINGER_MS,
     );
     // Connection errors are reported through failed commands, /readyz and the trouble metrics;
     // not as crashes.
@@ -415,7 +418,7 @@ export class RedisStore implements Store {
       else await this.index.removed(session, cutoff).catch(() => false);
       return false;
     }
-    await this.index.removed(session, cutoff).catch(() => this.options.telemetry?.trouble('command_error'));
+    await this.index.removed(session, cutoff).catch(() => false); // Counted by `call`; the sweep removes it later.
     // Told here at once; the other instances (and this one, again) hear it on the session's channel.
     this.listeners.deleted(session);
     return true;

@@ -306,11 +306,6 @@ export interface StoreOptions {
   /** Where the backend reports how its commits and connections fare (the metrics); none in most tests. */
   telemetry?: StoreTelemetry;
   /**
-   * redis: how long a session's channel stays subscribed after its last local follower left, so
-   * that a reconnecting panel does not make the instance unsubscribe and subscribe again (2 s).
-   */
-  followLingerMs?: number;
-  /**
    * redis: replicas each write must reach (WAIT) before it is acknowledged, so that a failover to
    * a replica loses no acknowledged write (HOROLOGIUM_REDIS_WAIT_REPLICAS; 0 by default).
    */

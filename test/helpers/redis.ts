@@ -89,3 +89,10 @@ export async function startRedis(t: Test, options: { aof?: boolean } = {}): Prom
   t.teardown(() => proc.kill());
   return proc;
 }
+
+/** The pub/sub messages a server received from Redis, by channel kind (its horologium_redis_messages_received_total). */
+export async function messagesReceived(srv: { get(path: string): Promise<{ text: string }> }): Promise<{ session: number; sessions: number }> {
+  const text = (await srv.get('/metrics')).text;
+  const count = (channel: string) => Number(new RegExp(`^horologium_redis_messages_received_total\\{channel="${channel}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return { session: count('session'), sessions: count('sessions') };
+}

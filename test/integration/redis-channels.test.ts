@@ -10,7 +10,7 @@ import { createServer } from 'node:net';
 import t, { type Test } from 'tap';
 import { RedisStore } from '../../src/store/redis.js';
 import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
-import { requireRedis, startRedis, type RedisProcess } from '../helpers/redis.js';
+import { messagesReceived, requireRedis, startRedis, type RedisProcess } from '../helpers/redis.js';
 import { startServer, type Running } from '../helpers/server.js';
 import { until } from '../helpers/wait.js';
 import { connect, type Client } from '../helpers/ws-client.js';
@@ -19,12 +19,6 @@ const range = (from: number, to: number) => Array.from({ length: to - from + 1 }
 const note = (k: number) => ({ type: 'note', data: { k } });
 const statusSeqs = (c: Client, session: string) => c.frames.filter((f) => f.method === 'status' && f.result.session === session).map((f) => f.result.seq);
 
-/** The messages an instance's subscriber connections received, by channel kind. */
-async function received(srv: Running): Promise<{ session: number; sessions: number }> {
-  const text = (await srv.get('/metrics')).text;
-  const count = (channel: string) => Number(new RegExp(`^horologium_redis_messages_received_total\\{channel="${channel}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN);
-  return { session: count('session'), sessions: count('sessions') };
-}
 
 /** What the tests need of the Redis under them: a single redis-server, or a cluster. */
 interface Backend {
@@ -75,14 +69,14 @@ function channelSuite(t: Test, backend: (t: Test) => Promise<Backend>, onCluster
     const onA = await connect(a, '?session=watched');
     t.teardown(() => onA.ws.close());
     await onA.next((f) => f.method === 'subscribed');
-    const before = await received(b);
+    const before = await messagesReceived(b);
     t.same(await burst(b, 'unwatched', 100), Array(100).fill(202), 'posted to B, subscribed by nobody');
     t.same(await burst(b, 'watched', 20), Array(20).fill(202), 'posted to B, subscribed on A');
     await onA.next((f) => f.method === 'status' && f.result.seq === 20);
-    const afterB = await received(b);
+    const afterB = await messagesReceived(b);
     t.equal(afterB.session - before.session, 0, 'B received no message of either session: it has no subscriber of them');
     t.equal(afterB.sessions - before.sessions, 0, 'nor of the sessions channel: it has no watcher');
-    t.equal((await received(a)).session, 20, 'A received exactly the 20 events of the session it has a subscriber of');
+    t.equal((await messagesReceived(a)).session, 20, 'A received exactly the 20 events of the session it has a subscriber of');
     t.equal(await redis.subscribers('unwatched'), 0);
     t.equal(await redis.subscribers('watched'), 1, 'one subscribing connection: A’s');
   });
@@ -137,11 +131,11 @@ function channelSuite(t: Test, backend: (t: Test) => Promise<Backend>, onCluster
     await second.closed;
     await until(async () => (await redis.subscribers('leave')) === 0, 'the channel unsubscribed').catch(() => undefined);
     t.equal(await redis.subscribers('leave'), 0, 'unsubscribed after the last one left (and the linger)');
-    const quiet = (await received(b)).session;
+    const quiet = (await messagesReceived(b)).session;
     await a.post('/v1/sessions/leave/events', note(2));
     const seen = await b.get('/v1/sessions/leave/events?after=1');
     t.equal(seen.json.events.length, 1, 'the event is stored');
-    t.equal((await received(b)).session, quiet, 'and B no longer receives the session’s messages');
+    t.equal((await messagesReceived(b)).session, quiet, 'and B no longer receives the session’s messages');
 
     // A long-poll on B wakes at an entry committed through A, and B follows the session meanwhile.
     const poll = b.get('/v1/sessions/lp/queue?wait=20');
@@ -190,15 +184,15 @@ function channelSuite(t: Test, backend: (t: Test) => Promise<Backend>, onCluster
       await a.post('/v1/sessions/w:probe/events', note(0));
       return watcher.frames.some((f) => f.method === 'session' && f.result.session === 'w:probe');
     }, 'the watch to start', 10_000);
-    const before = await received(b);
+    const before = await messagesReceived(b);
     const started = Date.now();
     t.same(await burst(a, 'w:1', 50), Array(50).fill(202));
     const took = Date.now() - started;
     const last = await watcher.next((f) => f.method === 'session' && f.result.session === 'w:1' && f.result.head === 50, 5000);
     t.equal(last.result.head, 50, 'the watcher ends with the session as it is (the change after the last message is looked at again)');
-    const messages = (await received(b)).sessions - before.sessions;
+    const messages = (await messagesReceived(b)).sessions - before.sessions;
     t.ok(messages >= 1 && messages <= Math.ceil(took / 1000) + 1, `${messages} sessions-channel messages for 50 writes in ${took} ms`);
-    t.equal((await received(b)).session, 0, 'B received nothing of the session’s own channel');
+    t.equal((await messagesReceived(b)).session, 0, 'B received nothing of the session’s own channel');
     t.equal((await fetch(`${a.url}/v1/sessions/w:1`, { method: 'DELETE' })).status, 200);
     t.same(await watcher.next((f) => f.method === 'session' && f.result.deleted === true, 5000), { method: 'session', result: { session: 'w:1', deleted: true } });
   });

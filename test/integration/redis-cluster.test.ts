@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
-import { requireRedis } from '../helpers/redis.js';
+import { messagesReceived, requireRedis } from '../helpers/redis.js';
 import { startServer, type Running } from '../helpers/server.js';
 import { until } from '../helpers/wait.js';
 import { connect, type Client } from '../helpers/ws-client.js';
@@ -37,10 +37,7 @@ async function sessionsByMaster(cluster: RedisCluster, perMaster: number, prefix
   return byMaster;
 }
 
-async function received(srv: Running): Promise<number> {
-  const text = (await srv.get('/metrics')).text;
-  return Number(/^horologium_redis_messages_received_total\{channel="session"\} (\d+)$/m.exec(text)?.[1] ?? NaN);
-}
+const received = async (srv: Running): Promise<number> => (await messagesReceived(srv)).session;
 
 if (requireRedis(t)) {
   const cluster = await startRedisCluster(t);
