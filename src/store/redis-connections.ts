@@ -52,7 +52,10 @@ export function parseClusterUrl(url: string): { nodes: Array<{ host: string; por
 }
 
 const retry = (times: number) => Math.min(100 * times, 2000);
-const common = { lazyConnect: true, retryStrategy: retry } satisfies RedisOptions;
+// RESP2, as ioredis 5 spoke (ioredis 6 defaults to RESP3): the replies the backend reads (script
+// results, SCAN, pub/sub messages) keep the shapes it was written and tested against.
+const protocol = 2;
+const common = { lazyConnect: true, retryStrategy: retry, protocol } satisfies RedisOptions;
 const commandOptions = { ...common, enableOfflineQueue: false, maxRetriesPerRequest: 0, autoResubscribe: false } satisfies RedisOptions;
 const subscriberOptions = { ...common, enableOfflineQueue: false, autoResendUnfulfilledCommands: false, autoResubscribe: false, maxRetriesPerRequest: null } satisfies RedisOptions;
 
@@ -74,6 +77,7 @@ export function redisConnections(url: string): RedisConnections {
   // offline queue holds only commands not yet written, so nothing runs twice); a node that cannot
   // be reached fails the commands at once (maxRetriesPerRequest 0).
   const node: RedisOptions = {
+    protocol,
     connectTimeout: 2000,
     autoResendUnfulfilledCommands: false,
     maxRetriesPerRequest: 0,

@@ -30,6 +30,10 @@ export interface RedisCluster {
   masterOf(key: string): Promise<number>;
   /** SIGKILL of one node: a crash. */
   kill(port: number): Promise<void>;
+  /** SIGSTOP of every live node: each still accepts connections and answers nothing (a hung cluster). */
+  freeze(): void;
+  /** SIGCONT of every node `freeze` stopped. */
+  thaw(): void;
   /** Starts a killed node again: it rejoins the cluster (a master whose replica took over comes back as its replica). */
   restart(port: number): Promise<void>;
   /** Resolves once every live node says cluster_state:ok and every slot's master is one of them. */
@@ -93,6 +97,12 @@ export async function startRedisCluster(t: Test, size = 6): Promise<RedisCluster
       const exited = once(node.child, 'exit');
       node.child.kill('SIGKILL');
       await exited;
+    },
+    freeze() {
+      for (const node of live()) node.child.kill('SIGSTOP');
+    },
+    thaw() {
+      for (const node of live()) node.child.kill('SIGCONT');
     },
     async restart(port) {
       const node = nodes.find((n) => n.port === port);
