@@ -4,6 +4,7 @@ import type { Config } from './config/config.js';
 import type { Hub } from './stream/hub.js';
 import type { SessionWatch } from './stream/session-watch.js';
 import type { Metrics } from './telemetry/metrics.js';
+import type { ToolSpans } from './telemetry/tool-spans.js';
 import type { QueueWatch } from './store/queue-watch.js';
 import type { Retention } from './store/retention.js';
 import type { Store } from './store/types.js';
@@ -20,6 +21,8 @@ export interface AppContext {
   sessionWatch: SessionWatch;
   /** The background retention sweep (HOROLOGIUM_RETAIN_ACKED, HOROLOGIUM_SESSION_TTL). */
   retention: Retention;
+  /** Tool executions as OpenTelemetry spans; undefined while tracing is off (OTEL_TRACES_EXPORTER unset). */
+  toolSpans: ToolSpans | undefined;
 }
 
 declare module 'fastify' {

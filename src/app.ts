@@ -20,6 +20,8 @@ import { refuseWhileClosing } from './http/shutdown.js';
 import { Hub } from './stream/hub.js';
 import { SessionWatch } from './stream/session-watch.js';
 import { Metrics } from './telemetry/metrics.js';
+import { ToolSpans } from './telemetry/tool-spans.js';
+import { VERSION } from './common/version.js';
 import { eventRoutes } from './routes/events.js';
 import { ingestRoutes } from './routes/ingest.js';
 import { opsRoutes } from './routes/ops.js';
@@ -56,7 +58,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   retention.start(config.retentionIntervalMs);
   const sessionWatch = new SessionWatch(store);
-  const ctx: AppContext = { config, authenticator, store, metrics, queueWatch, hub, sessionWatch, retention };
+  const toolSpans = config.tracing ? await ToolSpans.open(config.tracing, VERSION) : undefined;
+  const ctx: AppContext = { config, authenticator, store, metrics, queueWatch, hub, sessionWatch, retention, toolSpans };
   app.decorate('horologium', ctx);
 
   // The plumbing, in the order its hooks must run: the request line and id, the shutdown refusal,
@@ -93,6 +96,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   app.addHook('onClose', async () => {
     await store.close();
+    // After the last request: its span is in the batch the exporter sends now.
+    await toolSpans?.close();
   });
   return app;
 }

@@ -87,6 +87,25 @@ const pem = z.string().transform((value, ctx) => {
   return text;
 });
 
+/** OTEL_TRACES_EXPORTER: a comma-separated list (the OpenTelemetry variable's form); otlp and none are known here. */
+const tracesExporter = z.string().transform((value, ctx) => {
+  const names = value.split(',').map((x) => x.trim().toLowerCase()).filter((x) => x.length > 0);
+  const unknown = names.filter((x) => x !== 'otlp' && x !== 'none');
+  if (unknown.length === 0) return names.includes('otlp');
+  ctx.addIssue({ code: 'custom', message: `OTEL_TRACES_EXPORTER: ${unknown.join(', ')} is not supported; use otlp (Jaeger, Tempo, Zipkin's collectors and the OpenTelemetry Collector take OTLP) or none` });
+  return z.NEVER;
+});
+
+const otlpProtocol = (name: string) =>
+  z.string().transform((value, ctx) => {
+    if (value === 'http/protobuf' || value === 'http/json') return value;
+    ctx.addIssue({ code: 'custom', message: `${name} must be http/protobuf or http/json (grpc is not supported: send OTLP over HTTP, port 4318 on a collector)` });
+    return z.NEVER;
+  });
+
+/** An OpenTelemetry boolean: only "true", in any case, is true. */
+const otelBoolean = z.string().transform((value) => value.trim().toLowerCase() === 'true');
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** The environment as read: every key optional, defaults applied here and nowhere else. */
@@ -116,7 +135,22 @@ export const environmentSchema = z.object({
   HOROLOGIUM_RETENTION_INTERVAL: duration('HOROLOGIUM_RETENTION_INTERVAL').optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
+  // Tracing (telemetry/tool-spans.ts) by OpenTelemetry's own variables; the SDK reads the rest
+  // (endpoint, headers, service name, resource attributes, batch settings) itself.
+  OTEL_SDK_DISABLED: otelBoolean.default(false),
+  OTEL_TRACES_EXPORTER: tracesExporter.default(false),
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol('OTEL_EXPORTER_OTLP_PROTOCOL').optional(),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL').optional(),
+  OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: otelBoolean.default(false),
 });
+
+/** Tool executions as OpenTelemetry spans (telemetry/tool-spans.ts), when OTEL_TRACES_EXPORTER=otlp. */
+export interface TracingSettings {
+  /** OTEL_EXPORTER_OTLP_TRACES_PROTOCOL or OTEL_EXPORTER_OTLP_PROTOCOL (http/protobuf by default). */
+  protocol: 'http/protobuf' | 'http/json';
+  /** OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true: the previews of arguments and result go on the span. */
+  captureContent: boolean;
+}
 
 export interface Config {
   port: number;
@@ -156,6 +190,8 @@ export interface Config {
   logLevel: (typeof LOG_LEVELS)[number];
   /** `json` (one object per line, for a log pipeline) or `pretty` (pino-pretty, for a person; a dev dependency). */
   logFormat: 'json' | 'pretty';
+  /** Tool executions as OpenTelemetry spans: on with OTEL_TRACES_EXPORTER=otlp (and not OTEL_SDK_DISABLED=true); absent when off. */
+  tracing?: TracingSettings;
 }
 
 /** A quarter of the shortest retention setting that is on, from 250 ms to 60 s. */
@@ -216,6 +252,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     trustProxy: e.HOROLOGIUM_TRUST_PROXY ?? [],
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
+    ...(e.OTEL_TRACES_EXPORTER && !e.OTEL_SDK_DISABLED
+      ? {
+          tracing: {
+            protocol: e.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? e.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf',
+            captureContent: e.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT,
+          },
+        }
+      : {}),
   };
 }
 

@@ -13,6 +13,7 @@ import type { AppContext } from '../app-context.js';
 import { eventBodySchema, RESERVED_EVENT_TYPES, toolCallBodySchema, toolResultBodySchema } from '../wire/schemas.js';
 import { objectBody, validBody } from '../http/json-body.js';
 import { sessionOf } from '../http/params.js';
+import { traceContextOf } from '../telemetry/tool-spans.js';
 
 /**
  * Fingerprint of JSON texts; absent members hash differently from any JSON text. One-shot
@@ -26,7 +27,7 @@ function fingerprint(...parts: Array<string | null>): string {
 }
 
 export function ingestRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const { store, config } = ctx;
+  const { store, config, toolSpans } = ctx;
   const previewOptions = { limit: config.previewLimit, passthroughTools: config.passthroughTools };
 
   app.post('/v1/sessions/:session/tool-calls', { config: { scope: 'publish' } }, async (request, reply) => {
@@ -37,12 +38,16 @@ export function ingestRoutes(app: FastifyInstance, ctx: AppContext): void {
     const argsNode = member(body.object, 'args');
     const argsJson = argsNode ? jsonText(body.doc, argsNode) : null;
     const args = argumentTexts(body.doc, argsNode, config.previewLimit);
+    // With tracing on, the producer's trace context is kept with the call: the span, made when the
+    // result arrives (maybe at another instance), is its child even if tool-results brings none.
+    const traceContext = toolSpans ? traceContextOf(request.headers) : undefined;
     const outcome = await store.startCall(session, {
       callId: fields.call_id,
       name: fields.name,
       args,
       argsJson,
       fingerprint: fingerprint(fields.name, argsJson),
+      ...(traceContext ? { traceContext } : {}),
     });
     if (outcome.status === 'conflict') throw new HorologiumError('CALL_ID_CONFLICT', `call_id ${fields.call_id}: ${outcome.message}.`);
     if (outcome.status === 'duplicate') return reply.code(200).send({ event_seq: outcome.eventSeq, duplicate: true });
@@ -76,6 +81,22 @@ export function ingestRoutes(app: FastifyInstance, ctx: AppContext): void {
     });
     if (outcome.status === 'conflict') throw new HorologiumError('CALL_ID_CONFLICT', `call_id ${fields.call_id}: ${outcome.message}.`);
     const duplicate = outcome.status === 'duplicate';
+    if (toolSpans && outcome.status === 'created') {
+      const { timing } = outcome;
+      toolSpans.completed({
+        session,
+        callId: fields.call_id,
+        name: fields.name,
+        isError,
+        started: timing.started,
+        completedAt: timing.completedAt,
+        completedSeq: outcome.eventSeq,
+        queueSeq: outcome.queueSeq,
+        executionTime: timing.executionTime,
+        traceContext: traceContextOf(request.headers) ?? timing.started?.traceContext,
+        frame: outcome.event.frame,
+      });
+    }
     ctx.metrics.ingestDuration.observe(Number(process.hrtime.bigint() - started) / 1e9);
     return reply.code(duplicate ? 200 : 202).send({
       call_id: fields.call_id,

@@ -10,6 +10,7 @@ import type {
   AckOutcome,
   Applied,
   WriteOp,
+  CallTiming,
   CompleteCallInput,
   CompleteCallOutcome,
   EventKey,
@@ -116,7 +117,7 @@ export class Ledger {
     // Everything that can throw comes before the first write, so a failure stores nothing.
     const decided = completion(record, input, stampOf(session, now));
     if ('repeat' in decided) return decided.repeat;
-    const { composed, entry } = decided;
+    const { composed, entry, timing } = decided;
     const heads = tx.heads(session);
     const queueSeq = heads.queueHead + 1;
     tx.insertQueueEntry(session, { queueSeq, ...entry });
@@ -126,7 +127,7 @@ export class Ledger {
       ...record,
       completed: { fingerprint: input.fingerprint, queueSeq, eventSeq: event.seq },
     });
-    return { status: 'created', queueSeq, eventSeq: event.seq, event };
+    return { status: 'created', queueSeq, eventSeq: event.seq, event, timing };
   }
 
   appendEvent(tx: LedgerTx, session: string, type: string, dataJson: string): EventRecord {
@@ -211,14 +212,21 @@ export function completion(
   record: CallRecord,
   input: CompleteCallInput,
   stamp: EventStamp,
-): { repeat: CompleteCallOutcome } | { composed: ComposedEvent; entry: Omit<QueueEntry, 'queueSeq'> } {
+): { repeat: CompleteCallOutcome } | { composed: ComposedEvent; entry: Omit<QueueEntry, 'queueSeq'>; timing: CallTiming } {
   const repeat = completeRepeat(record, input);
   if (repeat) return { repeat };
   const started = record.started;
   const now = stamp.timestamp;
   const executionTimeJson = executionTimeOf(input, started, now);
   const composed = composeToolCompleted(input.completed, { executionTimeJson, startedArgumentsJson: started?.argumentsJson ?? null }, stamp);
-  return { composed, entry: queueEntryOf(input, started, executionTimeJson, now) };
+  return { composed, entry: queueEntryOf(input, started, executionTimeJson, now), timing: timingOf(record.started, executionTimeJson, now) };
+}
+
+function timingOf(started: CallRecord['started'], executionTimeJson: string, now: number): CallTiming {
+  const executionTime = executionTimeJson === 'null' ? null : Number(executionTimeJson);
+  if (!started) return { started: null, completedAt: now, executionTime };
+  const at = { at: started.startedAt, seq: started.eventSeq };
+  return { started: started.traceContext ? { ...at, traceContext: started.traceContext } : at, completedAt: now, executionTime };
 }
 
 /** The reply to a tool-results whose call_id already has a result; undefined when it has none. */
@@ -231,7 +239,8 @@ function completeRepeat(record: CallRecord | undefined, input: CompleteCallInput
 
 /** What a started call keeps for its result (its eventSeq is added by the write). */
 export function startedCall(input: StartCallInput, now: number): Omit<NonNullable<CallRecord['started']>, 'eventSeq'> {
-  return { name: input.name, argsJson: input.argsJson, argumentsJson: input.args.arguments, startedAt: now, fingerprint: input.fingerprint };
+  const kept = { name: input.name, argsJson: input.argsJson, argumentsJson: input.args.arguments, startedAt: now, fingerprint: input.fingerprint };
+  return input.traceContext ? { ...kept, traceContext: input.traceContext } : kept;
 }
 
 /** The producer's execution time, else the time since tool_starting, else null (JSON text). */

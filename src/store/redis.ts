@@ -338,7 +338,7 @@ export class RedisStore implements Store {
       }
       await this.indexed(session, at, Number(reply[3]));
       const event = this.appended(committed(session, Number(reply[2]), decided.composed));
-      return { status: 'created', queueSeq: Number(reply[1]), eventSeq: event.seq, event };
+      return { status: 'created', queueSeq: Number(reply[1]), eventSeq: event.seq, event, timing: decided.timing };
     }
     throw new StoreUnavailableError('the call record kept changing under this write; retry');
   }

@@ -51,6 +51,12 @@ export interface EventPage {
   events: EventRecord[];
 }
 
+/** A W3C trace context as a producer's request carried it (headers `traceparent`, `tracestate`). */
+export interface TraceContext {
+  traceparent: string;
+  tracestate?: string;
+}
+
 /** What a session's earlier tool-calls request left for its tool-results. */
 export interface StartedCall {
   name: string;
@@ -60,6 +66,8 @@ export interface StartedCall {
   argumentsJson: string;
   /** Timestamp (seconds) of the tool_starting event. */
   startedAt: number;
+  /** The tool-calls request's trace context, kept when tracing is on (the span's parent if tool-results brings none). */
+  traceContext?: TraceContext;
 }
 
 /** A tool-calls write: what its tool_starting event says (name, callId, args) and what is kept of it. */
@@ -68,6 +76,8 @@ export interface StartCallInput extends ToolStartingFields {
   argsJson: string | null;
   /** Fingerprint of name and args: a repeat with another fingerprint is a conflict. */
   fingerprint: string;
+  /** Kept with the started call (not part of the fingerprint: a repeat from another trace is still a repeat). */
+  traceContext?: TraceContext;
 }
 
 export type StartCallOutcome =
@@ -94,8 +104,18 @@ export interface CompleteCallInput {
   completed: ToolCompletedFields;
 }
 
+/** When a completed call ran, as its records tell it (its trace span, telemetry/tool-spans.ts). */
+export interface CallTiming {
+  /** The tool_starting event, when the call was started with tool-calls; its trace context if one was kept. */
+  started: { at: number; seq: number; traceContext?: TraceContext } | null;
+  /** Timestamp (seconds) of the tool_completed event. */
+  completedAt: number;
+  /** The execution time in effect (seconds): the producer's, or measured from tool_starting; null when neither. */
+  executionTime: number | null;
+}
+
 export type CompleteCallOutcome =
-  | { status: 'created'; queueSeq: number; eventSeq: number; event: EventRecord }
+  | { status: 'created'; queueSeq: number; eventSeq: number; event: EventRecord; timing: CallTiming }
   | { status: 'duplicate'; queueSeq: number; eventSeq: number }
   | { status: 'conflict'; message: string };
 

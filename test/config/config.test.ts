@@ -115,3 +115,16 @@ t.test('retention durations: 0 or a number with ms, s, m, h or d; anything else 
   t.equal(r.code, 2);
   t.match(r.output, /HOROLOGIUM_RETAIN_ACKED: HOROLOGIUM_RETAIN_ACKED must be 0 or a non-negative number/);
 });
+
+t.test('tracing by OpenTelemetry variables: off unless OTEL_TRACES_EXPORTER=otlp; the protocol and content capture; unsupported values stop start-up', async (t) => {
+  t.equal(loadConfig({}).tracing, undefined, 'off by default');
+  t.equal(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).tracing, undefined, 'an endpoint alone does not turn it on');
+  t.equal(loadConfig({ OTEL_TRACES_EXPORTER: 'none' }).tracing, undefined);
+  t.same(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).tracing, { protocol: 'http/protobuf', captureContent: false }, 'http/protobuf, the OTLP default');
+  t.same(loadConfig({ OTEL_TRACES_EXPORTER: 'OTLP', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'True' }).tracing, { protocol: 'http/json', captureContent: true });
+  t.same(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' }).tracing?.protocol, 'http/protobuf', 'the traces-specific variable wins');
+  t.equal(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_SDK_DISABLED: 'true' }).tracing, undefined, 'OTEL_SDK_DISABLED=true turns it off');
+  t.equal(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'yes' }).tracing?.captureContent, false, 'only "true" is true');
+  t.throws(() => loadConfig({ OTEL_TRACES_EXPORTER: 'jaeger' }), /OTEL_TRACES_EXPORTER: jaeger is not supported; use otlp/);
+  t.throws(() => loadConfig({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }), /OTEL_EXPORTER_OTLP_PROTOCOL must be http\/protobuf or http\/json/);
+});
