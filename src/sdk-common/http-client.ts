@@ -6,6 +6,7 @@
  * section 4 envelope's code. Only `fetch` is used, so this runs in Node 20+ and in browsers.
  */
 import { fullJitterDelay, type Backoff } from './backoff.js';
+import { injectTraceContext } from './trace-context.js';
 
 export interface HttpOptions {
   /** Base URL(s) of the server, such as `http://127.0.0.1:8080`; connection errors rotate through them. */
@@ -111,6 +112,7 @@ export class HttpClient {
     if (spec.body !== undefined) headers['content-type'] = 'application/json';
     const token = await this.token();
     if (token) headers.authorization = `Bearer ${token}`;
+    await injectTraceContext(headers);
     let response: Response;
     let text: string;
     try {

@@ -5,7 +5,12 @@
  * and times; none when tracing is off; content only when asked; a call started on one instance and
  * completed on another, on Redis.
  */
+import { context, propagation, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import t from 'tap';
+import { Producer } from '../../src/producer/index.js';
 import type { Config } from '../../src/config/config.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
 import { spawnServer } from '../helpers/process.js';
@@ -158,6 +163,33 @@ t.test('configured by the standard variables in a real process; spans batched at
   t.equal(span.resource['service.name'], 'agents-prod', 'OTEL_SERVICE_NAME');
   t.equal(span.resource['deployment.environment.name'], 'staging', 'OTEL_RESOURCE_ATTRIBUTES');
   t.equal(span.resource.team, 'tools');
+});
+
+t.test("the JS producer sends the active span's context: the server's span is its child", async (t) => {
+  // An application that uses OpenTelemetry: a tracer provider, the W3C propagator, async context.
+  const manager = new AsyncLocalStorageContextManager().enable();
+  context.setGlobalContextManager(manager);
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  const provider = new BasicTracerProvider();
+  t.teardown(() => {
+    context.disable();
+    propagation.disable();
+  });
+  const receiver = await startOtlpReceiver(t);
+  const srv = await tracedServer(t, receiver);
+  const producer = new Producer({ url: srv.url });
+  const agentSpan = provider.getTracer('agent').startSpan('agent step');
+  const value = await context.with(trace.setSpan(context.active(), agentSpan), () => producer.track('js1', 'grep', { q: 1 }, async () => 'found'));
+  agentSpan.end();
+  t.equal(value, 'found');
+  // Outside any span: no context is sent.
+  await producer.toolResult('js1', { call_id: 'plain', name: 'noop', result: 1 });
+  const spans = await receiver.received(2);
+  const byCall = Object.fromEntries(spans.map((s) => [s.attributes['gen_ai.tool.call.id'], s]));
+  const tracked = spans.find((s) => s.name === 'execute_tool grep') as ReceivedSpan;
+  t.equal(tracked.traceId, agentSpan.spanContext().traceId, "in the agent's trace");
+  t.equal(tracked.parentSpanId, agentSpan.spanContext().spanId, 'a child of the active span');
+  t.equal(byCall.plain!.parentSpanId, '', 'no active span: a root span');
 });
 
 if (requireRedis(t)) {

@@ -10,6 +10,7 @@ import http.client
 import json
 import random
 import socket
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -21,6 +22,19 @@ MAX_RETRY_AFTER = 60.0
 
 Token = Union[None, str, Callable[[], str]]
 
+
+def inject_trace_context(headers: dict) -> None:
+    """Adds the active OpenTelemetry context as W3C headers (traceparent, tracestate) when the
+    application uses OpenTelemetry (opentelemetry-api, optional): the server makes each tool
+    execution's span a child of the span active when the call was posted. An application that has
+    not imported opentelemetry has no active span, so nothing is looked up then."""
+    if "opentelemetry" not in sys.modules:
+        return
+    try:
+        from opentelemetry import propagate
+    except ImportError:
+        return
+    propagate.inject(headers)
 
 class HorologiumRequestError(Exception):
     """An error reply, or a request that ran out of retries.
@@ -135,6 +149,7 @@ class HttpClient:
         token = self.token() if callable(self.token) else self.token
         if token:
             headers["authorization"] = f"Bearer {token}"
+        inject_trace_context(headers)
         request = urllib.request.Request(base + path, data=body, method=method, headers=headers)
         what = f"{method} {base}{path}"
         try:

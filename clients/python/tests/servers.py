@@ -66,11 +66,13 @@ class RealServer:
 
 class StubServer:
     """Answers each request with the next scripted reply: (status, headers, body) or "hang" (no reply
-    for ``hang`` seconds). Records what it received: (method, path, body, authorization)."""
+    for ``hang`` seconds). Records what it received: (method, path, body, authorization), and each
+    request's headers in ``headers``."""
 
     def __init__(self, replies, hang: float = 2.0) -> None:
         self.replies = list(replies)
         self.received = []
+        self.headers = []
         stub = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -80,6 +82,7 @@ class StubServer:
             def handle_one(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 stub.received.append((self.command, self.path, self.rfile.read(length).decode(), self.headers.get("authorization")))
+                stub.headers.append({k.lower(): v for k, v in self.headers.items()})
                 reply = stub.replies.pop(0) if stub.replies else (500, {}, "no more replies")
                 if reply == "hang":
                     time.sleep(hang)

@@ -53,13 +53,15 @@ class RealServer
 end
 
 # Answers each request with the next scripted reply: [status, headers, body] or :hang (no reply for
-# +hang+ seconds). Records what it received: [method, path, body, authorization].
+# +hang+ seconds). Records what it received: [method, path, body, authorization], and each
+# request's headers in +headers+.
 class StubServer
-  attr_reader :url, :received
+  attr_reader :url, :received, :headers
 
   def initialize(replies, hang: 2.0)
     @replies = replies.dup
     @received = []
+    @headers = []
     @server = TCPServer.new('127.0.0.1', 0)
     @url = "http://127.0.0.1:#{@server.addr[1]}"
     @thread = Thread.new do
@@ -88,6 +90,7 @@ class StubServer
     end
     body = client.read(headers['content-length'].to_i)
     @received << [method, path, body, headers['authorization']]
+    @headers << headers
     reply = @replies.shift || [500, {}, 'no more replies']
     if reply == :hang
       sleep hang

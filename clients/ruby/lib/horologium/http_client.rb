@@ -56,6 +56,15 @@ module Horologium
 
     private
 
+    # The active OpenTelemetry context as W3C headers (traceparent, tracestate) when the application
+    # uses OpenTelemetry (the opentelemetry-api gem, optional): the server makes each tool
+    # execution's span a child of the span active when the call was posted.
+    def inject_trace_context(request)
+      return unless defined?(::OpenTelemetry) && ::OpenTelemetry.respond_to?(:propagation)
+
+      ::OpenTelemetry.propagation.inject(request)
+    end
+
     def try_once(base, method, path, body, timeout)
       uri = URI("#{base}#{path}")
       what = "#{method} #{base}#{path}"
@@ -67,6 +76,7 @@ module Horologium
       end
       token = @token.respond_to?(:call) ? @token.call : @token
       request['authorization'] = "Bearer #{token}" if token
+      inject_trace_context(request)
       response = Net::HTTP.start(uri.host, uri.port, open_timeout: timeout, read_timeout: timeout, write_timeout: timeout) do |http|
         http.request(request)
       end
