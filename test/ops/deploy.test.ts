@@ -63,7 +63,7 @@ t.test('compose: Redis with AOF and a healthcheck, two instances on it, a load b
   const compose = parse(read('docker-compose.yml'), { merge: true });
   const s = compose.services;
   const cluster = ['horologium-cluster-a', 'horologium-cluster-b', 'redis-c1', 'redis-c2', 'redis-c3', 'redis-c4', 'redis-c5', 'redis-c6', 'redis-cluster-init'];
-  t.same(Object.keys(s).sort(), ['horologium', 'horologium-a', 'horologium-b', 'lb', 'redis', ...cluster].sort());
+  t.same(Object.keys(s).sort(), ['horologium', 'horologium-a', 'horologium-b', 'lb', 'redis', ...cluster, 'jaeger', 'horologium-traced'].sort());
   for (const name of cluster) t.same(s[name].profiles, ['cluster'], `${name} starts only with the cluster profile`);
   t.same(s.redis.command, ['redis-server', '--appendonly', 'yes', '--appendfsync', 'always', '--save', ''], 'AOF, fsync on every write');
   t.same(s.redis.healthcheck.test, ['CMD', 'redis-cli', 'ping']);
@@ -184,4 +184,19 @@ t.test('compose, cluster profile: six nodes joined with one replica each, two in
     info = await redisCommand(port, 'INFO', 'cluster').catch(() => '');
   }
   t.match(info, /cluster_enabled:1/, 'redis-server runs the node command, as a cluster node');
+});
+
+t.test('compose, tracing profile: Jaeger takes OTLP, one instance exports a span per tool execution to it', async (t) => {
+  const compose = parse(read('docker-compose.yml'), { merge: true });
+  const s = compose.services;
+  for (const name of ['jaeger', 'horologium-traced']) t.same(s[name].profiles, ['tracing'], `${name} starts only with the tracing profile`);
+  t.match(s.jaeger.image, /^jaegertracing\/jaeger:2\.\d+\.\d+$/, 'Jaeger v2 (OTLP built in), a pinned version');
+  t.same(s.jaeger.ports, ['127.0.0.1:16686:16686'], 'its UI, on loopback');
+  const env = composeEnv(s['horologium-traced'].environment);
+  const config = loadConfig(env);
+  t.same(config.tracing, { protocol: 'http/protobuf', captureContent: false }, 'a valid configuration with tracing on, content off by default');
+  t.equal(env.OTEL_EXPORTER_OTLP_ENDPOINT, 'http://jaeger:4318', "Jaeger's OTLP/HTTP port, by its service name");
+  t.same(s['horologium-traced'].depends_on, ['jaeger']);
+  t.same(s['horologium-traced'].volumes, ['horologium-traced-data:/data']);
+  t.ok('horologium-traced-data' in compose.volumes);
 });
