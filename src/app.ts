@@ -52,13 +52,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const queueWatch = new QueueWatch(store);
   const hub = new Hub(store, config.heartbeatMs, metrics.streams);
   metrics.watchStreams(hub);
+  const toolSpans = config.tracing ? await ToolSpans.open(config.tracing, VERSION) : undefined;
   const retention = new Retention(store, config, (slice) => {
     metrics.retentionEntriesRemoved.inc(slice.entriesRemoved);
     metrics.retentionSessionsRemoved.inc(slice.sessionsRemoved);
+    toolSpans?.abandoned(slice.openCalls);
   });
   retention.start(config.retentionIntervalMs);
   const sessionWatch = new SessionWatch(store);
-  const toolSpans = config.tracing ? await ToolSpans.open(config.tracing, VERSION) : undefined;
   const ctx: AppContext = { config, authenticator, store, metrics, queueWatch, hub, sessionWatch, retention, toolSpans };
   app.decorate('horologium', ctx);
 

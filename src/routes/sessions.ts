@@ -35,7 +35,9 @@ export function sessionRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.delete('/v1/sessions/:session', { config: { scope: 'admin' } }, async (request) => {
     const session = sessionOf(request);
-    if (!(await store.deleteSession(session))) throw new HorologiumError('SESSION_NOT_FOUND', `There is no session ${session}.`);
+    const openCalls = await store.deleteSession(session);
+    if (!openCalls) throw new HorologiumError('SESSION_NOT_FOUND', `There is no session ${session}.`);
+    ctx.toolSpans?.abandoned(openCalls);
     return { session, deleted: true };
   });
 }

@@ -16,6 +16,7 @@ import type {
   EventKey,
   EventRecord,
   KeyedEventOutcome,
+  OpenCall,
   QueueEntry,
   StartCallInput,
   StartCallOutcome,
@@ -63,8 +64,11 @@ export interface LedgerTx {
   /** Deletes the session's events with seq < `keepFrom`. */
   trimEvents(session: string, keepFrom: number): void;
   insertQueueEntry(session: string, entry: QueueEntry): void;
-  /** Removes the session's heads, events, queue and call records, and counts the deletion; false when it did not exist. */
-  removeSession(session: string): boolean;
+  /**
+   * Removes the session's heads, events, queue and call records, and counts the deletion; answers
+   * the calls it still had open (openCallsOf), or undefined when it did not exist.
+   */
+  removeSession(session: string): OpenCall[] | undefined;
   /** One slice of retention (SweepPolicy); deletions go through removeSession. */
   sweepSlice(policy: SweepPolicy): SweepResult;
 }
@@ -235,6 +239,17 @@ function completeRepeat(record: CallRecord | undefined, input: CompleteCallInput
   return record.completed.fingerprint === input.fingerprint
     ? { status: 'duplicate', queueSeq: record.completed.queueSeq, eventSeq: record.completed.eventSeq }
     : { status: 'conflict', message: ERRORS_CONFLICT };
+}
+
+/** The calls of a session's records that were started and never completed (keyed-event records have no start). */
+export function openCallsOf(session: string, records: Iterable<[string, CallRecord]>): OpenCall[] {
+  const open: OpenCall[] = [];
+  for (const [callId, { started, completed }] of records) {
+    if (!started || completed) continue;
+    const call: OpenCall = { session, callId, name: started.name, startedAt: started.startedAt, eventSeq: started.eventSeq };
+    open.push(started.traceContext ? { ...call, traceContext: started.traceContext } : call);
+  }
+  return open;
 }
 
 /** What a started call keeps for its result (its eventSeq is added by the write). */

@@ -3,13 +3,14 @@
  * apply synchronously, which makes each of them trivially atomic and ordered.
  */
 import { randomUUID } from 'node:crypto';
-import { ack, EMPTY_HEADS, incarnationEpoch, Ledger, type CallRecord, type Clock, type LedgerTx, type SessionHeads } from './ledger.js';
+import { ack, EMPTY_HEADS, incarnationEpoch, Ledger, openCallsOf, type CallRecord, type Clock, type LedgerTx, type SessionHeads } from './ledger.js';
 import { Listeners, localFeed } from './listeners.js';
 import { byActivity, decodeCursor, encodeCursor, isAfter } from './session-cursor.js';
 import type {
   AckOutcome,
   CompleteCallInput,
   CompleteCallOutcome,
+  OpenCall,
   EventPage,
   EventKey,
   EventRecord,
@@ -129,7 +130,7 @@ export class MemoryStore implements Store, LedgerTx {
     return this.summary(session);
   }
 
-  async deleteSession(session: string): Promise<boolean> {
+  async deleteSession(session: string): Promise<OpenCall[] | undefined> {
     const value = this.removeSession(session);
     this.listeners.announce([{ kind: 'delete', session, value }]);
     return value;
@@ -158,20 +159,21 @@ export class MemoryStore implements Store, LedgerTx {
 
   sweepSlice(policy: SweepPolicy): SweepResult {
     const deleted: string[] = [];
+    const openCalls: OpenCall[] = [];
     if (policy.inactiveBefore !== undefined) {
       for (const [session, state] of this.sessions) {
         if (deleted.length === policy.sessions) break;
         if (state.heads.lastEventAt < policy.inactiveBefore) deleted.push(session);
       }
-      for (const session of deleted) this.removeSession(session);
+      for (const session of deleted) openCalls.push(...(this.removeSession(session) ?? []));
     }
-    if (policy.ackedBefore === undefined) return { entriesRemoved: 0, deleted };
+    if (policy.ackedBefore === undefined) return { entriesRemoved: 0, deleted, openCalls };
     const cutoff = new Date(policy.ackedBefore).toISOString();
     const ids = [...this.sessions.keys()].filter((s) => policy.cursor === undefined || s > policy.cursor).sort();
     let entriesRemoved = 0;
     let visited = 0;
     for (const session of ids) {
-      if (visited === policy.sessions || entriesRemoved >= policy.entries) return { entriesRemoved, deleted, cursor: ids[visited - 1] as string };
+      if (visited === policy.sessions || entriesRemoved >= policy.entries) return { entriesRemoved, deleted, openCalls, cursor: ids[visited - 1] as string };
       visited++;
       const state = this.sessions.get(session) as SessionState;
       let n = 0;
@@ -183,13 +185,15 @@ export class MemoryStore implements Store, LedgerTx {
       state.queue.splice(0, n);
       entriesRemoved += n;
     }
-    return { entriesRemoved, deleted };
+    return { entriesRemoved, deleted, openCalls };
   }
 
-  removeSession(session: string): boolean {
-    if (!this.sessions.delete(session)) return false;
+  removeSession(session: string): OpenCall[] | undefined {
+    const state = this.sessions.get(session);
+    if (!state) return undefined;
+    this.sessions.delete(session);
     this.deletions.set(session, (this.deletions.get(session) ?? 0) + 1);
-    return true;
+    return openCallsOf(session, state.calls);
   }
 
   private summary(session: string): SessionSummary | undefined {

@@ -22,7 +22,7 @@ import { randomUUID } from 'node:crypto';
 import type { ChainableCommander, Redis } from 'ioredis';
 import { ChannelInterest, confirmedWithin } from './channel-interest.js';
 import { composeEvent, composeToolStarting, frameOf, type ComposedEvent } from '../wire/event-composer.js';
-import { completion, eventKeyRecord, keyedEventRepeat, stampOf, startedCall, startRepeat, systemClock, type CallRecord, type Clock } from './ledger.js';
+import { completion, eventKeyRecord, keyedEventRepeat, openCallsOf, stampOf, startedCall, startRepeat, systemClock, type CallRecord, type Clock } from './ledger.js';
 import { Listeners } from './listeners.js';
 import { redisConnections } from './redis-connections.js';
 import { DurabilityCheck } from './redis-durability.js';
@@ -37,6 +37,7 @@ import {
   type CompleteCallOutcome,
   type EventKey,
   type KeyedEventOutcome,
+  type OpenCall,
   type EventPage,
   type EventRecord,
   type QueueEntry,
@@ -102,6 +103,13 @@ function callRecord(fields: Reply): CallRecord {
   if (typeof s === 'string') record.started = { ...(JSON.parse(s) as StartedFields), eventSeq: Number(se) };
   if (typeof c === 'string') record.completed = { fingerprint: c, queueSeq: Number(cq), eventSeq: Number(ce) };
   return record;
+}
+
+/** The open calls delete-session.lua returned (call_id, started JSON, event seq, flat) as records. */
+function openRecords(flat: Reply): Array<[string, CallRecord]> {
+  const records: Array<[string, CallRecord]> = [];
+  for (let k = 0; k + 2 < flat.length; k += 3) records.push([String(flat[k]), callRecord([flat[k + 1] ?? null, flat[k + 2] ?? null])]);
+  return records;
 }
 
 /** An events-hash item ("<type>\n<frame head>") of a seq, as an EventRecord. */
@@ -402,12 +410,15 @@ export class RedisStore implements Store {
     };
   }
 
-  async deleteSession(session: string): Promise<boolean> {
+  async deleteSession(session: string): Promise<OpenCall[] | undefined> {
     return this.deleteIfInactive(session, '');
   }
 
-  /** Deletes a session, or with a cutoff only if it is still inactive since then (the sweep). */
-  private async deleteIfInactive(session: string, inactiveBefore: number | ''): Promise<boolean> {
+  /**
+   * Deletes a session, or with a cutoff only if it is still inactive since then (the sweep); the
+   * calls it still had open, or undefined when nothing was deleted.
+   */
+  private async deleteIfInactive(session: string, inactiveBefore: number | ''): Promise<OpenCall[] | undefined> {
     const k = keys(session);
     // The index entry goes after the keys, unless a write came meanwhile (its activity is later).
     const cutoff = inactiveBefore === '' ? Date.now() : inactiveBefore;
@@ -416,12 +427,12 @@ export class RedisStore implements Store {
       // Active since: the index learns its activity. Gone: an entry left behind goes.
       if (last !== null && last !== undefined) await this.indexed(session, Number(last), undefined);
       else await this.index.removed(session, cutoff).catch(() => false);
-      return false;
+      return undefined;
     }
     await this.index.removed(session, cutoff).catch(() => false); // Counted by `call`; the sweep removes it later.
     // Told here at once; the other instances (and this one, again) hear it on the session's channel.
     this.listeners.deleted(session);
-    return true;
+    return openCallsOf(session, openRecords(last as unknown as Reply));
   }
 
   /**
@@ -433,9 +444,13 @@ export class RedisStore implements Store {
    */
   async sweep(policy: SweepPolicy): Promise<SweepResult> {
     const deleted: string[] = [];
+    const openCalls: OpenCall[] = [];
     if (policy.inactiveBefore !== undefined) {
       for (const session of await this.index.expired(policy.inactiveBefore, policy.sessions)) {
-        if (await this.deleteIfInactive(session, policy.inactiveBefore)) deleted.push(session);
+        const open = await this.deleteIfInactive(session, policy.inactiveBefore);
+        if (!open) continue;
+        deleted.push(session);
+        openCalls.push(...open);
       }
     }
     const cutoff = policy.ackedBefore ?? '';
@@ -464,7 +479,7 @@ export class RedisStore implements Store {
         next = nodeAt < nodes.length ? `${nodeAt}:0` : undefined;
       }
     }
-    return next === undefined ? { entriesRemoved, deleted } : { entriesRemoved, deleted, cursor: next };
+    return next === undefined ? { entriesRemoved, deleted, openCalls } : { entriesRemoved, deleted, openCalls, cursor: next };
   }
 
   /**

@@ -4,7 +4,7 @@
  * that writes and reads go on while it runs. A pass that fails (the store unreachable) is left
  * and the next interval starts a new one.
  */
-import type { Store, SweepPolicy } from './types.js';
+import type { OpenCall, Store, SweepPolicy } from './types.js';
 
 /** Sessions visited, and entries removed, at most per slice. */
 export const SLICE = { sessions: 100, entries: 1000 } as const;
@@ -30,7 +30,8 @@ export class Retention {
   constructor(
     private readonly store: Store,
     private readonly settings: RetentionSettings,
-    private readonly report: (slice: { entriesRemoved: number; sessionsRemoved: number }) => void = () => undefined,
+    /** Told of each slice: what it removed, and the calls its deleted sessions still had open. */
+    private readonly report: (slice: { entriesRemoved: number; sessionsRemoved: number; openCalls: OpenCall[] }) => void = () => undefined,
     private readonly clock: () => number = Date.now,
   ) {}
 
@@ -75,7 +76,7 @@ export class Retention {
       total.slices++;
       total.entriesRemoved += slice.entriesRemoved;
       total.sessionsRemoved += slice.deleted.length;
-      this.report({ entriesRemoved: slice.entriesRemoved, sessionsRemoved: slice.deleted.length });
+      this.report({ entriesRemoved: slice.entriesRemoved, sessionsRemoved: slice.deleted.length, openCalls: slice.openCalls });
       // Expired sessions come from the activity index a slice at a time: a full one may leave more.
       const moreExpired = slice.deleted.length === SLICE.sessions;
       cursor = slice.cursor;

@@ -8,9 +8,9 @@
  * per session at its end: a batch of 50 results on one session updates its heads row once.
  */
 import type Database from 'better-sqlite3';
-import { EMPTY_HEADS, Ledger, type CallRecord, type LedgerTx, type SessionHeads } from './ledger.js';
+import { EMPTY_HEADS, Ledger, openCallsOf, type CallRecord, type LedgerTx, type SessionHeads } from './ledger.js';
 import { headsReader, nextEpochReader, openForWriting } from './sqlite-schema.js';
-import type { Applied, EventRecord, QueueEntry, WriteOp } from './types.js';
+import type { Applied, EventRecord, OpenCall, QueueEntry, WriteOp } from './types.js';
 
 /** One write's result: what it did, or why it failed (an error's name and message cross threads). */
 export type WriteResult = { ok: true; applied: Applied } | { ok: false; error: { name: string; message: string } };
@@ -108,34 +108,39 @@ export class SqliteWriter {
       nextEpoch,
       sweepSlice: (policy) => {
         const deleted: string[] = [];
+        const openCalls: OpenCall[] = [];
         if (policy.inactiveBefore !== undefined) {
           for (const { id } of st.expired.all(policy.inactiveBefore, policy.sessions) as Array<{ id: string }>) {
             // A session written earlier in this batch is active again.
             if ((pendingHeads(id)?.lastEventAt ?? 0) >= policy.inactiveBefore) continue;
-            if (tx.removeSession(id)) deleted.push(id);
+            const open = tx.removeSession(id);
+            if (!open) continue;
+            deleted.push(id);
+            openCalls.push(...open);
           }
         }
-        if (policy.ackedBefore === undefined) return { entriesRemoved: 0, deleted };
+        if (policy.ackedBefore === undefined) return { entriesRemoved: 0, deleted, openCalls };
         const cutoff = new Date(policy.ackedBefore).toISOString();
         const rows = st.ackedSessions.all(policy.cursor ?? '', policy.sessions) as Array<{ id: string; committed: number }>;
         let entriesRemoved = 0;
         for (const [k, row] of rows.entries()) {
-          if (entriesRemoved >= policy.entries) return { entriesRemoved, deleted, cursor: (rows[k - 1] as { id: string }).id };
+          if (entriesRemoved >= policy.entries) return { entriesRemoved, deleted, openCalls, cursor: (rows[k - 1] as { id: string }).id };
           entriesRemoved += st.trimAcked.run(row.id, row.id, row.committed, cutoff, policy.entries - entriesRemoved).changes;
         }
         const last = rows[rows.length - 1];
-        return rows.length === policy.sessions && last ? { entriesRemoved, deleted, cursor: last.id } : { entriesRemoved, deleted };
+        return rows.length === policy.sessions && last ? { entriesRemoved, deleted, openCalls, cursor: last.id } : { entriesRemoved, deleted, openCalls };
       },
       removeSession: (session) => {
         const existed = (this.writeHeads.get(session) ?? this.batchHeads.get(session) ?? committedHeads(session)).createdAt !== 0;
-        if (!existed) return false;
+        if (!existed) return undefined;
+        const records = (st.calls.all(session) as Array<{ call_id: string; record: string }>).map((r): [string, CallRecord] => [r.call_id, JSON.parse(r.record) as CallRecord]);
         for (const statement of [st.deleteEvents, st.deleteQueue, st.deleteCalls]) statement.run(session);
         st.countDeletion.run(session);
         // What the batch held of the old incarnation must not reach the file after this.
         this.writeHeads.set(session, EMPTY_HEADS);
         this.writeTrims.delete(session);
         this.batchTrims.delete(session);
-        return true;
+        return openCallsOf(session, records);
       },
       heads: (session) => {
         const pending = this.writeHeads.get(session) ?? this.batchHeads.get(session);
@@ -187,6 +192,7 @@ function prepare(db: Database.Database) {
     ),
     countDeletion: db.prepare('INSERT INTO deletions (session, count) VALUES (?, 1) ON CONFLICT (session) DO UPDATE SET count = count + 1'),
     call: db.prepare('SELECT record FROM calls WHERE session = ? AND call_id = ?'),
+    calls: db.prepare('SELECT call_id, record FROM calls WHERE session = ?'),
     putCall: db.prepare(
       'INSERT INTO calls (session, call_id, record) VALUES (?, ?, ?) ON CONFLICT (session, call_id) DO UPDATE SET record = excluded.record',
     ),

@@ -24,6 +24,7 @@ import {
   type EventKey,
   type EventRecord,
   type KeyedEventOutcome,
+  type OpenCall,
   type QueuePage,
   type SessionList,
   type SessionListQuery,
@@ -169,7 +170,7 @@ export class SqliteStore implements Store {
     return applied.kind === op.kind ? applied.value : mismatch(op, applied);
   }
 
-  async deleteSession(session: string): Promise<boolean> {
+  async deleteSession(session: string): Promise<OpenCall[] | undefined> {
     const op = { kind: 'delete', session } as const;
     const applied = await this.write(op);
     return applied.kind === op.kind ? applied.value : mismatch(op, applied);

@@ -189,10 +189,26 @@ export interface SweepPolicy {
   cursor?: string;
 }
 
+/**
+ * A call started with tool-calls and never completed, as its record kept it: what the deletion of
+ * its session ends (its trace span ends as an error, telemetry/tool-spans.ts).
+ */
+export interface OpenCall {
+  session: string;
+  callId: string;
+  name: string;
+  /** Timestamp (seconds) and seq of its tool_starting event. */
+  startedAt: number;
+  eventSeq: number;
+  traceContext?: TraceContext;
+}
+
 export interface SweepResult {
   entriesRemoved: number;
   /** The sessions this slice deleted (their subscribers are told). */
   deleted: string[];
+  /** The calls the deleted sessions still had open. */
+  openCalls: OpenCall[];
   /** Where the next slice goes on; absent when this pass is done. */
   cursor?: string;
 }
@@ -208,8 +224,8 @@ export type WriteOp =
   | { kind: 'sweep'; session: ''; policy: SweepPolicy };
 
 interface OutcomeOf {
-  /** Whether there was a session to delete. */
-  delete: boolean;
+  /** The calls the deleted session still had open; undefined when there was no session to delete. */
+  delete: OpenCall[] | undefined;
   sweep: SweepResult;
   start: StartCallOutcome;
   complete: CompleteCallOutcome;
@@ -294,10 +310,11 @@ export interface Store {
   /** One session, or undefined when it does not exist (reads never create one). */
   sessionSummary(session: string): Promise<SessionSummary | undefined>;
   /**
-   * Removes the session's events, queue and call records; false when there was none. The next
-   * write starts it again at seq 1 with a new epoch, and its call_ids may be used again.
+   * Removes the session's events, queue and call records, and answers the calls it still had
+   * open (started, never completed); undefined when there was no session. The next write starts
+   * it again at seq 1 with a new epoch, and its call_ids may be used again.
    */
-  deleteSession(session: string): Promise<boolean>;
+  deleteSession(session: string): Promise<OpenCall[] | undefined>;
   /**
    * One bounded slice of retention: acknowledged entries older than `ackedBefore` and sessions
    * inactive since `inactiveBefore`. Never removes an unacknowledged entry except with its

@@ -15,7 +15,7 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, type Attr
 import type { BasicTracerProvider, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { jsonText, member, parseJson, type JsonNode, type JsonObject } from '../json/lossless.js';
 import type { TracingSettings } from '../config/config.js';
-import type { TraceContext } from '../store/types.js';
+import type { OpenCall, TraceContext } from '../store/types.js';
 
 /** What one completed call tells its span. */
 export interface CompletedCall {
@@ -35,16 +35,6 @@ export interface CompletedCall {
   traceContext: TraceContext | undefined;
   /** The tool_completed status frame (its data's `arguments` and `result` are the captured content). */
   frame: string;
-}
-
-/** A call started and never completed, ended by the deletion of its session (DELETE or the TTL). */
-export interface AbandonedCall {
-  session: string;
-  callId: string;
-  name: string;
-  started: { at: number; seq: number };
-  endedAt: number;
-  traceContext: TraceContext | undefined;
 }
 
 /** The `error.type` of a call whose result came with `is_error: true`. */
@@ -101,15 +91,18 @@ export class ToolSpans {
     span.end(call.completedAt * 1000);
   }
 
-  abandoned(call: AbandonedCall): void {
-    const attributes: Attributes = {
-      ...this.common(call.session, call.callId, call.name),
-      'horologium.tool_starting.seq': call.started.seq,
-      'error.type': CALL_NOT_COMPLETED,
-    };
-    const span = this.tracer.startSpan(`execute_tool ${call.name}`, { kind: SpanKind.INTERNAL, startTime: call.started.at * 1000, attributes }, this.parent(call.traceContext));
-    span.setStatus({ code: SpanStatusCode.ERROR, message: 'the session was deleted before the call completed' });
-    span.end(Math.max(call.started.at, call.endedAt) * 1000);
+  /** Calls started and never completed, whose session was just deleted (DELETE or the TTL): each span ends now, as an error. */
+  abandoned(calls: OpenCall[], now = Date.now()): void {
+    for (const call of calls) {
+      const attributes: Attributes = {
+        ...this.common(call.session, call.callId, call.name),
+        'horologium.tool_starting.seq': call.eventSeq,
+        'error.type': CALL_NOT_COMPLETED,
+      };
+      const span = this.tracer.startSpan(`execute_tool ${call.name}`, { kind: SpanKind.INTERNAL, startTime: call.startedAt * 1000, attributes }, this.parent(call.traceContext));
+      span.setStatus({ code: SpanStatusCode.ERROR, message: 'the session was deleted before the call completed' });
+      span.end(Math.max(call.startedAt * 1000, now));
+    }
   }
 
   /** Sends what is batched and stops the exporter (shutdown: spans of the last requests are not lost). */

@@ -93,7 +93,9 @@ export function storeBehaviour(t: Test, make: StoreFactory): void {
     const page = await store.readEvents('s', 0, 10);
     t.same(page.events.map((e) => e.seq), [1, 2, 3, 4], 'nothing stored twice');
     t.equal((await store.readQueue('s', 0, 10)).head, 0, 'event keys are not queue entries');
-    t.equal(await store.deleteSession('s'), true);
+    const open = await store.deleteSession('s');
+    t.equal(open?.length, 1, 'the deletion answers the one open call; keyed events are not calls');
+    t.match(open?.[0], { session: 's', callId: 'e-1', name: 'x', eventSeq: 4 });
     t.match(await store.appendKeyedEvent('s', 'note', '{"n":7}', key), { status: 'created', event: { seq: 1 } }, 'the event_id is free again');
   });
 
@@ -192,7 +194,7 @@ export function storeBehaviour(t: Test, make: StoreFactory): void {
     t.same(await store.ack('ghost', 0), { status: 'ok', committed: 0 });
     t.equal(await store.sessionSummary('ghost'), undefined, 'read, read and acked: still none');
     t.same((await store.listSessions({ limit: 10, covers: () => true })).sessions, []);
-    t.equal(await store.deleteSession('ghost'), false, 'nothing to delete');
+    t.equal(await store.deleteSession('ghost'), undefined, 'nothing to delete');
   });
 
   t.test('the sessions list: most recent activity first, paged by cursor, by prefix and by coverage', async (t) => {
@@ -228,7 +230,7 @@ export function storeBehaviour(t: Test, make: StoreFactory): void {
     await store.completeCall('d', result('c1', '{"a":1}'));
     await store.appendEvent('keep', 'note', '{}');
     const before = await store.readEvents('d', 0, 10);
-    t.equal(await store.deleteSession('d'), true);
+    t.same(await store.deleteSession('d'), [], 'deleted, with no call left open');
     await until(() => heard.length === 1, 'the deletion notice');
     t.same(heard, ['d'], 'listeners hear of it');
     t.equal(await store.sessionSummary('d'), undefined);
@@ -242,7 +244,7 @@ export function storeBehaviour(t: Test, make: StoreFactory): void {
     const again = await store.readEvents('d', 0, 10);
     t.equal(again.epoch, gone.epoch, 'the epoch announced before the first write is the one it kept');
     t.equal((await store.sessionSummary('keep'))?.head, 1, 'other sessions untouched');
-    t.equal(await store.deleteSession('nope'), false);
+    t.equal(await store.deleteSession('nope'), undefined);
   });
 
   t.test('retention: exactly the acknowledged entries older than the cutoff go; unacknowledged ones stay', async (t) => {
@@ -250,7 +252,7 @@ export function storeBehaviour(t: Test, make: StoreFactory): void {
     for (let k = 1; k <= 5; k++) await store.completeCall('r', result(`c${k}`, `${k}`));
     await store.completeCall('other', result('o1', '1'));
     await store.ack('r', 3);
-    t.same(await store.sweep({ ackedBefore: Date.now() - 60_000, sessions: 100, entries: 1000 }), { entriesRemoved: 0, deleted: [] }, 'younger than the cutoff: kept');
+    t.same(await store.sweep({ ackedBefore: Date.now() - 60_000, sessions: 100, entries: 1000 }), { entriesRemoved: 0, deleted: [], openCalls: [] }, 'younger than the cutoff: kept');
     let removed = 0;
     let cursor: string | undefined;
     do {
@@ -273,6 +275,28 @@ export function storeBehaviour(t: Test, make: StoreFactory): void {
     t.same([empty.entries, empty.oldest, empty.head], [[], 0, 5], 'all acknowledged and old: none left, the head stays');
     t.match(await store.completeCall('r', result('c6', '6')), { status: 'created', queueSeq: 6 }, 'the queue goes on from its head');
     t.same((await store.readQueue('r', 0, 10)).entries.map((e) => e.queueSeq), [6]);
+  });
+
+  t.test('the calls a deleted session still had open come back from the deletion and from the TTL sweep, with their trace context', async (t) => {
+    const { store } = await make(t, { historySize: 100 });
+    const traceContext = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', tracestate: 'v=1' };
+    const start = (session: string, callId: string, extra = {}) =>
+      store.startCall(session, { callId, name: 'grep', argsJson: null, fingerprint: 'f', args: { echo: '""', arguments: 'null' }, ...extra });
+    await start('ttl', 'done');
+    await store.completeCall('ttl', result('done', '1'));
+    const before = Date.now() / 1000;
+    await start('ttl', 'running', { traceContext });
+    await store.completeCall('ttl', result('alone', '2'));
+    const slice = await store.sweep({ sessions: 100, entries: 1000, inactiveBefore: Date.now() + 1000 });
+    t.same(slice.deleted, ['ttl']);
+    t.equal(slice.openCalls.length, 1, 'completed calls and results without a start are not open');
+    const [open] = slice.openCalls;
+    t.match(open, { session: 'ttl', callId: 'running', name: 'grep', eventSeq: 3, traceContext });
+    t.ok(open!.startedAt >= before - 0.001 && open!.startedAt <= Date.now() / 1000 + 0.001, 'its tool_starting time, in seconds');
+    await start('del', 'a');
+    await start('del', 'b', { traceContext });
+    const deleted = await store.deleteSession('del');
+    t.same(deleted?.map((c) => [c.callId, c.traceContext]).sort(), [['a', undefined], ['b', traceContext]], 'DELETE answers both open calls, each with what it kept');
   });
 
   t.test('retention: a session TTL deletes 500 of 1,000 sessions, exactly the inactive ones, in slices', async (t) => {

@@ -126,6 +126,36 @@ t.test('content only when OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=tru
   t.same(Object.keys(span.attributes).filter((k) => k.startsWith('gen_ai.tool.call.') && k !== 'gen_ai.tool.call.id'), [], 'without it: neither arguments nor result');
 });
 
+t.test('a call never completed is ended as an error when its session is deleted (DELETE, and the session TTL)', async (t) => {
+  const receiver = await startOtlpReceiver(t);
+  const srv = await tracedServer(t, receiver, { ...protobuf, sessionTtlMs: 2000, retentionIntervalMs: 200 });
+  t.equal((await srv.post('/v1/sessions/del/tool-calls', { call_id: 'hung', name: 'shell' }, { traceparent: traceparent() })).status, 202);
+  const startedAt = (await eventTimes(srv, 'del')).tool_starting!.ns;
+  await srv.post('/v1/sessions/del/tool-calls', { call_id: 'done', name: 'grep' });
+  await srv.post('/v1/sessions/del/tool-results', { call_id: 'done', name: 'grep', result: 'x' });
+  await receiver.received(1);
+  const deletedAt = BigInt(Date.now()) * 1_000_000n;
+  t.equal((await fetch(`${srv.url}/v1/sessions/del`, { method: 'DELETE' })).status, 200);
+  const spans = await receiver.received(2);
+  const hung = spans.find((s) => s.attributes['gen_ai.tool.call.id'] === 'hung') as ReceivedSpan;
+  t.equal(hung.name, 'execute_tool shell');
+  t.same(hung.status, { code: 2, message: 'the session was deleted before the call completed' });
+  t.equal(hung.attributes['error.type'], 'call_not_completed');
+  t.equal(hung.attributes['gen_ai.conversation.id'], 'del');
+  t.equal(hung.attributes['horologium.tool_starting.seq'], 1);
+  t.equal(hung.parentSpanId, PARENT_ID, "the parent kept from tool-calls");
+  t.ok(near(hung.startNs, startedAt), 'from its tool_starting');
+  t.ok(hung.endNs >= deletedAt - 5_000_000n && hung.endNs <= BigInt(Date.now()) * 1_000_000n, 'to the deletion');
+  t.equal(spans.filter((s) => s.attributes['gen_ai.tool.call.id'] === 'done').length, 1, 'the completed call has its one span, no second');
+
+  // The TTL: an idle session goes after 2 s, its open call with it.
+  await srv.post('/v1/sessions/idle/tool-calls', { call_id: 'forgotten', name: 'wait' });
+  const [expired] = (await receiver.received(3, 10_000)).filter((s) => s.attributes['gen_ai.tool.call.id'] === 'forgotten') as [ReceivedSpan];
+  t.equal(expired.attributes['error.type'], 'call_not_completed');
+  t.equal(expired.attributes['gen_ai.conversation.id'], 'idle');
+  t.equal((await srv.get('/v1/sessions/idle')).status, 404, 'the session is gone');
+});
+
 t.test('tracing off (OTEL_TRACES_EXPORTER unset): no span, even with an endpoint set', async (t) => {
   const receiver = await startOtlpReceiver(t);
   process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;
