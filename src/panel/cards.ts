@@ -23,11 +23,19 @@ export function card(item: Item): HTMLElement {
   return item.kind === 'tool' ? toolCard(item) : eventCard(item);
 }
 
+/** A call as its card shows it: running until its result, then an error (is_error, or an error the result reports itself) or ok. */
+export type CallState = 'running' | 'ok' | 'error';
+
+export function callState(item: ToolItem): CallState {
+  const done = item.completed?.data;
+  if (done === undefined) return 'running';
+  return done.is_error === true || shownAs(item.name, done.result).error !== undefined ? 'error' : 'ok';
+}
+
 function toolCard(item: ToolItem): HTMLElement {
   const done = item.completed?.data;
   const shown = done === undefined ? undefined : shownAs(item.name, done.result);
-  const failed = done !== undefined && (done.is_error === true || shown?.error !== undefined);
-  const state = done === undefined ? 'running' : failed ? 'error' : 'ok';
+  const state = callState(item);
   const time = typeof done?.execution_time === 'number' ? duration(done.execution_time) : undefined;
   const label = state === 'running' ? 'running' : state === 'error' ? (time ? `error after ${time}` : 'error') : time ? `done in ${time}` : 'done';
   const timestamp = item.completed?.timestamp ?? item.startedAt;

@@ -4,18 +4,25 @@
  * the newest PAGE are drawn, "Show earlier" (or scrolling to the top) draws the page before, and
  * events are applied once per animation frame however fast they come. In follow mode (the view
  * is at its bottom) new cards scroll into view; a person who scrolled up keeps their place and gets
- * "N new: jump to latest".
+ * "N new: jump to latest". The header adds the session's totals (session-totals.ts), a filter by
+ * tool and state (call-filter.ts: only matching calls are drawn, and paged, while it filters) and
+ * the compact timeline of the calls (call-bars.ts), whose bars show their card.
  */
 import type { SessionSummaryJson, StatusEvent, SubscribedInfo } from '../client/index.js';
-import { card } from './cards.js';
+import { CallBars } from './call-bars.js';
+import { isFiltering, matches, NO_FILTER, type CallFilter } from './call-filter.js';
+import { card, type CallState } from './cards.js';
 import { copyButton } from './copy.js';
 import { byId, el, replaceChildren } from './dom.js';
-import { Timeline, type Item } from './timeline.js';
+import { totalsOf, totalsText } from './session-totals.js';
+import { Timeline, type Item, type ToolItem } from './timeline.js';
 
 const PAGE = 200;
 const MAX_DOM = 400;
 /** Within this many pixels of the bottom counts as "at the bottom". */
 const BOTTOM_SLACK = 48;
+/** The totals and the call bars are drawn again at most this often (ms) while events stream in. */
+const SUMMARY_EVERY_MS = 250;
 
 export class SessionView {
   session: string | undefined;
@@ -25,7 +32,14 @@ export class SessionView {
   private epoch: string | undefined;
   /** The session's head seq as last known (the subscribed head, then each event); undefined before subscribed. */
   private head: number | undefined;
-  /** The items drawn are timeline.items[start, end). */
+  /** The items the view pages through: timeline.items itself, or while filtering the ones that match. */
+  private shown: Item[] = this.timeline.items;
+  private filter: CallFilter = NO_FILTER;
+  private readonly toolNames = new Set<string>();
+  private summaryTimer: ReturnType<typeof setTimeout> | undefined;
+  /** What the totals and bars were last drawn from (drawSummary). */
+  private summaryDrawn = '';
+  /** The items drawn are shown[start, end). */
   private start = 0;
   private end = 0;
   private following = true;
@@ -43,8 +57,17 @@ export class SessionView {
   private readonly cards = byId('cards');
   private readonly earlier = byId<HTMLButtonElement>('show-earlier');
   private readonly latest = byId<HTMLButtonElement>('jump-latest');
+  private readonly totals = byId('session-totals');
+  private readonly callTools = byId('call-tools');
+  private readonly toolSelect = byId<HTMLSelectElement>('filter-tool');
+  private readonly statusSelect = byId<HTMLSelectElement>('filter-status');
+  private readonly filterCount = byId('filter-count');
+  private readonly bars = new CallBars(byId('call-bars'), (item) => this.showCard(item));
 
   constructor() {
+    const refilter = () => this.setFilter({ tool: this.toolSelect.value, status: this.statusSelect.value as CallState | '' });
+    this.toolSelect.addEventListener('change', refilter);
+    this.statusSelect.addEventListener('change', refilter);
     this.earlier.addEventListener('click', () => this.showEarlier());
     this.latest.addEventListener('click', () => this.jumpToLatest());
     this.scroller.addEventListener('scroll', () => this.scrolled(), { passive: true });
@@ -135,6 +158,12 @@ export class SessionView {
 
   private reset(): void {
     this.timeline.clear();
+    this.shown = isFiltering(this.filter) ? [] : this.timeline.items;
+    this.toolNames.clear();
+    replaceChildren(this.toolSelect, el('option', { value: '' }, 'all tools'));
+    if (this.filter.tool !== '') this.addToolOption(this.filter.tool);
+    this.toolSelect.value = this.filter.tool;
+    this.drawSummary();
     this.pending = [];
     this.nodes.clear();
     this.start = this.end = 0;
@@ -152,12 +181,24 @@ export class SessionView {
     this.flushQueued = false;
     const events = this.pending;
     this.pending = [];
+    const before = this.timeline.items.length;
     const change = this.timeline.apply(events);
     const last = events.at(-1);
     if (last && this.head !== undefined && last.seq > this.head) this.showHead(last.seq);
+    const added = this.timeline.items.slice(before);
+    for (const item of added) if (item.kind === 'tool' && item.name) this.addToolOption(item.name);
+    this.scheduleSummary();
+    if (isFiltering(this.filter)) {
+      // A call that changed state may enter or leave the filter: the matching list is made again.
+      if (this.filter.status !== '' && change.updated.size > 0) return this.setFilter(this.filter);
+      const matching = added.filter((item) => matches(item, this.filter));
+      this.shown.push(...matching);
+      change.added = matching.length;
+      this.filterCount.textContent = `${this.shown.length} of ${this.timeline.items.length} shown`;
+    }
     for (const item of change.updated) this.redraw(item);
     if (change.added > 0 && this.following) {
-      const total = this.timeline.items.length;
+      const total = this.shown.length;
       if (total - this.start > MAX_DOM) this.drawRange(Math.max(0, total - PAGE), total);
       else this.appendTo(total);
       this.scrollToBottom();
@@ -189,7 +230,7 @@ export class SessionView {
   }
 
   private node(i: number): HTMLElement {
-    const item = this.timeline.items[i] as Item;
+    const item = this.shown[i] as Item;
     const node = card(item);
     this.nodes.set(item, node);
     return node;
@@ -207,7 +248,7 @@ export class SessionView {
     this.start = from;
     // Keep the DOM bounded: cards beyond MAX_DOM at the bottom go (they come back with "jump to latest").
     while (this.end - this.start > MAX_DOM) {
-      const item = this.timeline.items[--this.end] as Item;
+      const item = this.shown[--this.end] as Item;
       this.nodes.get(item)?.remove();
       this.nodes.delete(item);
       this.following = false;
@@ -217,7 +258,7 @@ export class SessionView {
   }
 
   private jumpToLatest(): void {
-    const total = this.timeline.items.length;
+    const total = this.shown.length;
     this.drawRange(Math.max(0, total - PAGE), total);
     this.following = true;
     this.scrollToBottom();
@@ -226,7 +267,7 @@ export class SessionView {
 
   private scrolled(): void {
     const atBottom = this.scroller.scrollHeight - this.scroller.scrollTop - this.scroller.clientHeight <= BOTTOM_SLACK;
-    if (atBottom && this.end === this.timeline.items.length) this.following = true;
+    if (atBottom && this.end === this.shown.length) this.following = true;
     else if (!atBottom) this.following = false;
     if (this.scroller.scrollTop < 80 && this.start > 0) this.showEarlier();
     this.updateControls();
@@ -239,9 +280,64 @@ export class SessionView {
   private updateControls(): void {
     this.earlier.hidden = this.start === 0;
     this.earlier.textContent = `Show earlier (${this.start} more)`;
-    const unseen = this.timeline.items.length - this.end;
+    const unseen = this.shown.length - this.end;
     this.latest.hidden = this.following && unseen === 0;
     this.latest.textContent = unseen > 0 ? `${unseen} new: jump to latest` : 'Jump to latest';
     this.root.dataset.following = String(this.following);
+  }
+
+  /** Draws only the calls that match `filter` (all items again with NO_FILTER), the newest page first. */
+  private setFilter(filter: CallFilter): void {
+    this.filter = filter;
+    const filtering = isFiltering(filter);
+    this.shown = filtering ? this.timeline.items.filter((item) => matches(item, filter)) : this.timeline.items;
+    this.filterCount.textContent = filtering ? `${this.shown.length} of ${this.timeline.items.length} shown` : '';
+    this.jumpToLatest();
+    this.drawSummary();
+  }
+
+  /** Shows a call's card (from the call bars): the filter is kept if the call matches it, the card drawn, scrolled to and marked. */
+  private showCard(item: ToolItem): void {
+    if (!this.shown.includes(item)) this.setFilter(NO_FILTER);
+    this.toolSelect.value = this.filter.tool;
+    this.statusSelect.value = this.filter.status;
+    const at = this.shown.indexOf(item);
+    if (at < this.start || at >= this.end) this.drawRange(Math.max(0, at - PAGE / 2), Math.min(this.shown.length, Math.max(0, at - PAGE / 2) + PAGE));
+    this.following = this.end === this.shown.length && at === this.end - 1;
+    const node = this.nodes.get(item);
+    this.cards.querySelector('.card.picked')?.classList.remove('picked');
+    node?.classList.add('picked');
+    node?.scrollIntoView({ block: 'center' });
+    this.updateControls();
+  }
+
+  private addToolOption(name: string): void {
+    if (this.toolNames.has(name)) return;
+    this.toolNames.add(name);
+    const options = [...this.toolNames].sort();
+    const before = this.toolSelect.options[options.indexOf(name) + 1] ?? null;
+    this.toolSelect.insertBefore(el('option', { value: name }, name), before);
+  }
+
+  private scheduleSummary(): void {
+    if (this.summaryTimer !== undefined) return;
+    this.summaryTimer = setTimeout(() => {
+      this.summaryTimer = undefined;
+      this.drawSummary();
+    }, SUMMARY_EVERY_MS);
+  }
+
+  /** The totals (of the whole session, whatever the filter) and the bars (of the calls shown). */
+  private drawSummary(): void {
+    const items = this.timeline.items;
+    // Drawn again only when something changed: a bar under the pointer is not replaced for nothing.
+    const drawn = `${this.timeline.lastSeq}/${items.length}/${this.shown.length}/${this.filter.tool}/${this.filter.status}`;
+    if (drawn === this.summaryDrawn) return;
+    this.summaryDrawn = drawn;
+    const calls = this.shown.filter((item): item is ToolItem => item.kind === 'tool');
+    const any = items.some((item) => item.kind === 'tool');
+    this.totals.hidden = this.callTools.hidden = !any && !isFiltering(this.filter);
+    this.totals.textContent = any ? totalsText(totalsOf(items)) : '';
+    this.bars.draw(calls);
   }
 }

@@ -145,6 +145,63 @@ t.test('the header shows the model queue and its lag; an admin deletes the sessi
   t.equal((await srv.get('/v1/sessions/lag')).status, 404, 'accepted: the session is gone');
 });
 
+t.test("inside a session: the totals, a filter by tool and state, and the calls' timeline whose bars show their cards", async (t) => {
+  const browser = await launchChromium(t);
+  if (!browser) return;
+  const srv = await startServer(t, { panelDir: await builtPanel() });
+  await srv.post('/v1/sessions/tot/tool-calls', { call_id: 'c1', name: 'grep' });
+  await new Promise((r) => setTimeout(r, 120));
+  await srv.post('/v1/sessions/tot/tool-results', { call_id: 'c1', name: 'grep', result: 'a', execution_time: 0.5 });
+  await srv.post('/v1/sessions/tot/tool-results', { call_id: 'c2', name: 'grep', result: 'b', execution_time: 1.2 });
+  await srv.post('/v1/sessions/tot/tool-results', { call_id: 'c3', name: 'read_file', result: { error: 'no such file' }, execution_time: 0.3 });
+  await srv.post('/v1/sessions/tot/events', { type: 'note', data: { step: 1 } });
+  await srv.post('/v1/sessions/tot/tool-calls', { call_id: 'c4', name: 'shell' });
+  const page = await browser.newPage();
+  await page.goto(`${srv.url}/sessions/tot`);
+  await page.locator('.card[data-call-id="c4"]').waitFor();
+  const shownCards = () => page.locator('#cards .card').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-call-id') ?? `event:${c.getAttribute('data-type')}`));
+  const totals = page.locator('#session-totals');
+  await page.locator('#session-totals', { hasText: '4 calls' }).waitFor();
+  t.match(
+    await totals.textContent(),
+    /^4 calls · 1 error · 1 running · 2\.00 s in tools · longest 1\.20 s \(grep\) · \d{4}-\d\d-\d\d \d\d:\d\d:\d\d → (\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d$/,
+    'calls, errors (a read_file error counts), running, the time in tools, the longest, and first → last with the date',
+  );
+  t.same(await page.locator('#filter-tool option').evaluateAll((o) => o.map((x) => x.textContent)), ['all tools', 'grep', 'read_file', 'shell'], 'the tools seen, sorted');
+
+  await page.locator('#filter-tool').selectOption('grep');
+  await page.locator('#filter-count', { hasText: '2 of 5 shown' }).waitFor();
+  t.same(await shownCards(), ['c1', 'c2'], 'by tool: its calls only, no other event');
+  await page.locator('#filter-tool').selectOption('');
+  await page.locator('#filter-status').selectOption('error');
+  t.same(await shownCards(), ['c3'], 'by state: the failed call');
+  await page.locator('#filter-status').selectOption('running');
+  t.same(await shownCards(), ['c4'], 'the running call');
+  await srv.post('/v1/sessions/tot/tool-results', { call_id: 'c4', name: 'shell', result: 'done' });
+  await page.locator('#filter-count', { hasText: '0 of 5 shown' }).waitFor();
+  t.same(await shownCards(), [], 'a call that completes leaves the running filter, live');
+  await page.locator('#filter-status').selectOption('');
+  await page.locator('#cards .card').nth(4).waitFor();
+  t.same(await shownCards(), ['c1', 'c2', 'c3', 'event:note', 'c4'], 'no filter: every card again');
+  t.equal(await page.locator('#filter-count').textContent(), '');
+
+  const bars = page.locator('#call-bars .bar');
+  await page.locator('#call-bars .bar[data-call-id="c4"][data-state="ok"]').waitFor();
+  // c2 and c3 were posted with only a result: each starts its execution time before it, so c2
+  // (1.2 s) starts first, then c3 (0.3 s), then c1 (started 120 ms before its result), then c4.
+  t.same(await bars.evaluateAll((b) => b.map((x) => [x.getAttribute('data-call-id'), x.getAttribute('data-state')])), [['c2', 'ok'], ['c3', 'error'], ['c1', 'ok'], ['c4', 'ok']], 'one bar per call, by start');
+  const c1 = (await page.locator('#call-bars .bar[data-call-id="c1"]').boundingBox())!;
+  const c2 = (await page.locator('#call-bars .bar[data-call-id="c2"]').boundingBox())!;
+  t.ok(c2.width > c1.width, `a longer call is a longer bar (${c2.width} > ${c1.width})`);
+  t.ok(c1.y > c2.y, 'c1 ran while c2 did: another lane');
+  t.ok(c1.x > c2.x && c1.x + c1.width <= c2.x + c2.width + 1, 'on the same time axis: c1 inside c2');
+  t.equal(await page.locator('#call-bars .bar[data-call-id="c3"]').getAttribute('title'), 'read_file · 300 ms');
+  await page.locator('#call-bars .bar[data-call-id="c2"]').click();
+  await page.locator('.card.picked[data-call-id="c2"]').waitFor();
+  t.ok(await page.locator('.card[data-call-id="c2"]').isVisible(), 'a bar shows its card, marked');
+  await page.close();
+});
+
 /** The boxes of `selector` inside the page that overlap one another (by more than a pixel), as pairs of their texts. */
 async function overlaps(page: Page, selector: string): Promise<string[]> {
   return page.evaluate((sel) => {
