@@ -32,6 +32,7 @@ export const ERRORS = {
   FORBIDDEN: { status: 403, frame: true, message: 'The token does not allow this.' },
   NOT_FOUND: { status: 404, message: 'There is no such endpoint.' },
   SESSION_NOT_FOUND: { status: 404, message: 'There is no such session.' },
+  RESULT_NOT_FOUND: { status: 404, message: 'There is no stored result for this call_id.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'This endpoint does not accept that method.' },
   REQUEST_TIMEOUT: { status: 408, message: 'The request was not received in time.' },
   CALL_ID_CONFLICT: {

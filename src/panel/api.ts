@@ -20,7 +20,8 @@ export interface SessionsPage {
   next: string | null;
 }
 
-async function getJson<T>(path: string, method: 'GET' | 'DELETE' = 'GET'): Promise<T> {
+/** Sends a request with the stored token; a reply that is not 2xx becomes an ApiError from its envelope. */
+async function send(path: string, method: 'GET' | 'DELETE' = 'GET'): Promise<{ res: Response; text: string }> {
   const token = storedToken();
   let res: Response;
   try {
@@ -28,9 +29,20 @@ async function getJson<T>(path: string, method: 'GET' | 'DELETE' = 'GET'): Promi
   } catch {
     throw new ApiError(0, 'NETWORK', 'The server cannot be reached.');
   }
-  const body = (await res.json().catch(() => undefined)) as { error?: { code?: string; message?: string } } | undefined;
-  if (!res.ok) throw new ApiError(res.status, body?.error?.code ?? 'HTTP_' + res.status, body?.error?.message ?? `The server replied ${res.status}.`);
-  return body as T;
+  const text = await res.text();
+  if (res.ok) return { res, text };
+  let body: { error?: { code?: string; message?: string } } | undefined;
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    body = undefined;
+  }
+  throw new ApiError(res.status, body?.error?.code ?? 'HTTP_' + res.status, body?.error?.message ?? `The server replied ${res.status}.`);
+}
+
+async function getJson<T>(path: string, method: 'GET' | 'DELETE' = 'GET'): Promise<T> {
+  const { text } = await send(path, method);
+  return (text === '' ? undefined : JSON.parse(text)) as T;
 }
 
 export function listSessions(options: { cursor?: string | null; prefix?: string; limit?: number }): Promise<SessionsPage> {
@@ -43,6 +55,11 @@ export function listSessions(options: { cursor?: string | null; prefix?: string;
 /** One session's summary: its heads, its model queue's head and committed cursor. */
 export function sessionSummary(session: string): Promise<SessionSummaryJson> {
   return getJson<SessionSummaryJson>(`v1/sessions/${encodeURIComponent(session)}`);
+}
+
+/** One completed call's complete result as the server stores it: its JSON text (scope consume). */
+export async function toolResultText(session: string, callId: string): Promise<string> {
+  return (await send(`v1/sessions/${encodeURIComponent(session)}/tool-results/${encodeURIComponent(callId)}`)).text;
 }
 
 /** Deletes a session (scope admin): its events, model queue and call records. */

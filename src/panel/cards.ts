@@ -12,6 +12,7 @@ import type { StatusEvent, ToolCompletedData } from '../client/index.js';
 import { copyButton } from './copy.js';
 import { el } from './dom.js';
 import { clock, duration, readable } from './format.js';
+import { fullResultControl, mayBeCut } from './full-result.js';
 import { jsonTree } from './json-tree.js';
 import type { EventItem, Item, ToolItem } from './timeline.js';
 
@@ -19,8 +20,9 @@ import type { EventItem, Item, ToolItem } from './timeline.js';
 const FOLD_LINES = 12;
 const FOLD_CHARS = 800;
 
-export function card(item: Item): HTMLElement {
-  return item.kind === 'tool' ? toolCard(item) : eventCard(item);
+/** A card for `item` of `session` (a tool card's "Full result" loads from it). */
+export function card(item: Item, session: string): HTMLElement {
+  return item.kind === 'tool' ? toolCard(item, session) : eventCard(item);
 }
 
 /** A call as its card shows it: running until its result, then an error (is_error, or an error the result reports itself) or ok. */
@@ -32,7 +34,7 @@ export function callState(item: ToolItem): CallState {
   return done.is_error === true || shownAs(item.name, done.result).error !== undefined ? 'error' : 'ok';
 }
 
-function toolCard(item: ToolItem): HTMLElement {
+function toolCard(item: ToolItem, session: string): HTMLElement {
   const done = item.completed?.data;
   const shown = done === undefined ? undefined : shownAs(item.name, done.result);
   const state = callState(item);
@@ -54,6 +56,7 @@ function toolCard(item: ToolItem): HTMLElement {
     ),
     item.args ? el('code', { class: 'args' }, item.args) : null,
     done === undefined || shown === undefined ? null : preview(done, shown),
+    done !== undefined && shown?.kind === 'plain' && mayBeCut(done.result) ? fullResultControl(session, item.callId, done.result) : null,
   );
 }
 

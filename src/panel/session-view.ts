@@ -209,7 +209,7 @@ export class SessionView {
   private redraw(item: Item): void {
     const old = this.nodes.get(item);
     if (!old) return;
-    const next = card(item);
+    const next = card(item, this.session ?? '');
     old.replaceWith(next);
     this.nodes.set(item, next);
   }
@@ -231,7 +231,7 @@ export class SessionView {
 
   private node(i: number): HTMLElement {
     const item = this.shown[i] as Item;
-    const node = card(item);
+    const node = card(item, this.session ?? '');
     this.nodes.set(item, node);
     return node;
   }

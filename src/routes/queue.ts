@@ -1,4 +1,7 @@
-/** The model-side consumer's routes (docs/protocol.md section 4, scope `consume`): read and ack. */
+/**
+ * The model-side consumer's routes (docs/protocol.md section 4, scope `consume`): read and ack,
+ * and one call's complete result by its call_id (what a panel's "Full result" loads).
+ */
 import type { FastifyInstance } from 'fastify';
 import { HorologiumError } from '../common/errors.js';
 import type { AppContext } from '../app-context.js';
@@ -48,6 +51,15 @@ export function queueRoutes(app: FastifyInstance, ctx: AppContext): void {
       }
     }
     return reply.code(200).type('application/json; charset=utf-8').send(pageJson(page));
+  });
+
+  app.get('/v1/sessions/:session/tool-results/:call_id', { config: { scope: 'consume' } }, async (request, reply) => {
+    const session = sessionOf(request);
+    const callId = (request.params as { call_id: string }).call_id;
+    const entry = await store.toolResult(session, callId);
+    if (!entry) throw new HorologiumError('RESULT_NOT_FOUND', `Session ${session} has no stored result for call_id ${callId} (never posted, or removed by retention).`);
+    // The result's JSON text as stored: the bytes the model route holds.
+    return reply.code(200).type('application/json; charset=utf-8').header('x-horologium-queue-seq', String(entry.queueSeq)).send(entry.resultJson);
   });
 
   app.post('/v1/sessions/:session/queue/ack', { config: { scope: 'consume' } }, async (request, reply) => {

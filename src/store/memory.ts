@@ -90,6 +90,12 @@ export class MemoryStore implements Store, LedgerTx {
     return { session, committed: heads.committed, head: heads.queueHead, oldest: state?.queue[0]?.queueSeq ?? 0, entries };
   }
 
+  async toolResult(session: string, callId: string): Promise<QueueEntry | undefined> {
+    const state = this.sessions.get(session);
+    const queueSeq = state?.calls.get(callId)?.completed?.queueSeq;
+    return queueSeq ? state?.queue.find((e) => e.queueSeq === queueSeq) : undefined;
+  }
+
   async ack(session: string, through: number): Promise<AckOutcome> {
     return ack(this, session, through);
   }

@@ -373,6 +373,14 @@ export class RedisStore implements Store {
     return { session, committed: Number(reply[0]), head: Number(reply[1]), oldest: Number(reply[2]), entries };
   }
 
+  async toolResult(session: string, callId: string): Promise<QueueEntry | undefined> {
+    const k = keys(session);
+    const queueSeq = await this.call(() => this.redis.hget(k.calls, `cq\n${callId}`));
+    if (!queueSeq) return undefined;
+    const json = await this.call(() => this.redis.hget(k.queue, queueSeq));
+    return json ? { queueSeq: Number(queueSeq), ...(JSON.parse(json) as Omit<QueueEntry, 'queueSeq'>) } : undefined;
+  }
+
   /**
    * One page of the sessions list from the index (redis-index.ts: its shards merged newest first;
    * equal activity in descending id order, which the cursor follows). An entry whose session is

@@ -4,10 +4,10 @@
  * after a commit was reported sees it, so a queue read right after a 202 finds the entry.
  */
 import type Database from 'better-sqlite3';
-import type { SessionHeads } from './ledger.js';
+import type { CallRecord, SessionHeads } from './ledger.js';
 import { decodeCursor, encodeCursor } from './session-cursor.js';
 import { headsOf, headsReader, nextEpochReader, openForReading, type HeadsRow } from './sqlite-schema.js';
-import type { EventPage, QueuePage, SessionList, SessionListQuery, SessionSummary } from './types.js';
+import type { EventPage, QueueEntry, QueuePage, SessionList, SessionListQuery, SessionSummary } from './types.js';
 
 interface QueueRow {
   queue_seq: number;
@@ -78,17 +78,16 @@ export class SqliteReader {
       committed: heads.committed,
       head: heads.queueHead,
       oldest: (this.st.oldestEntry.get(session) as { oldest: number | null }).oldest ?? 0,
-      entries: rows.map((r) => ({
-        queueSeq: r.queue_seq,
-        callId: r.call_id,
-        name: r.name,
-        argsJson: r.args,
-        resultJson: r.result,
-        executionTimeJson: r.execution_time,
-        isError: r.is_error === 1,
-        receivedAt: r.received_at,
-      })),
+      entries: rows.map(queueEntry),
     };
+  }
+
+  toolResult(session: string, callId: string): QueueEntry | undefined {
+    const row = this.st.callRecord.get(session, callId) as { record: string } | undefined;
+    const queueSeq = row ? (JSON.parse(row.record) as CallRecord).completed?.queueSeq : undefined;
+    if (!queueSeq) return undefined;
+    const entry = this.st.queueEntry.get(session, queueSeq) as QueueRow | undefined;
+    return entry ? queueEntry(entry) : undefined;
   }
 
   sessionSummary(session: string): SessionSummary | undefined {
@@ -143,8 +142,25 @@ export class SqliteReader {
   }
 }
 
+function queueEntry(r: QueueRow): QueueEntry {
+  return {
+    queueSeq: r.queue_seq,
+    callId: r.call_id,
+    name: r.name,
+    argsJson: r.args,
+    resultJson: r.result,
+    executionTimeJson: r.execution_time,
+    isError: r.is_error === 1,
+    receivedAt: r.received_at,
+  };
+}
+
 function prepare(db: Database.Database) {
   return {
+    callRecord: db.prepare('SELECT record FROM calls WHERE session = ? AND call_id = ?'),
+    queueEntry: db.prepare(
+      'SELECT queue_seq, call_id, name, args, result, execution_time, is_error, received_at FROM queue WHERE session = ? AND queue_seq = ?',
+    ),
     readQueue: db.prepare(
       `SELECT queue_seq, call_id, name, args, result, execution_time, is_error, received_at FROM queue
        WHERE session = ? AND queue_seq > ? ORDER BY queue_seq LIMIT ?`,

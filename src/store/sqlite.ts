@@ -25,6 +25,7 @@ import {
   type EventRecord,
   type KeyedEventOutcome,
   type OpenCall,
+  type QueueEntry,
   type QueuePage,
   type SessionList,
   type SessionListQuery,
@@ -150,6 +151,10 @@ export class SqliteStore implements Store {
 
   async readEvents(session: string, after: number, limit: number): Promise<EventPage> {
     return this.openReader().readEvents(session, after, limit);
+  }
+
+  async toolResult(session: string, callId: string): Promise<QueueEntry | undefined> {
+    return this.openReader().toolResult(session, callId);
   }
 
   async queueDepth(): Promise<number> {

@@ -298,6 +298,11 @@ export interface Store {
 
   /** Entries with queueSeq > after (default: the committed cursor), at most `limit`. */
   readQueue(session: string, after: number | undefined, limit: number): Promise<QueuePage>;
+  /**
+   * The queue entry of a completed call, found by its call_id: its complete result, byte for byte;
+   * undefined when the call has no result or retention has removed its entry.
+   */
+  toolResult(session: string, callId: string): Promise<QueueEntry | undefined>;
   /** Moves the committed cursor forward to `through` (never back). */
   ack(session: string, through: number): Promise<AckOutcome>;
   /** Retained events with seq > after, oldest first, at most `limit`. */

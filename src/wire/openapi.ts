@@ -140,6 +140,22 @@ function openApiPaths(): Record<string, unknown> {
         responses: { '200': { description: 'Entries', ...json('queue-reply') }, ...errors },
       },
     },
+    '/v1/sessions/{session}/tool-results/{call_id}': {
+      get: {
+        operationId: 'getToolResult',
+        summary: "One completed call's complete result, byte for byte (scope consume)",
+        parameters: [sessionParam, { name: 'call_id', in: 'path', required: true, schema: { type: 'string', minLength: 1, maxLength: 256 } }],
+        responses: {
+          '200': {
+            description: "The result's JSON text as the queue entry holds it",
+            headers: { 'X-Horologium-Queue-Seq': { description: 'The queue_seq of its entry.', schema: { type: 'integer', minimum: 1 } } },
+            content: { 'application/json': { schema: {} } },
+          },
+          '404': { description: 'RESULT_NOT_FOUND: no result for this call_id (unknown, running, or removed by retention)', ...json('error-reply') },
+          ...errors,
+        },
+      },
+    },
     '/v1/sessions/{session}/queue/ack': post('ackQueue', 'Commit the queue cursor', 'ack-body', {
       '200': { description: 'Committed cursor', ...json('ack-reply') },
       '409': { description: 'ACK_BEYOND_HEAD', ...json('error-reply') },

@@ -53,6 +53,15 @@ const ENDPOINTS: Endpoint[] = [
   { name: 'POST tool-results', scope: 'publish', call: (s, id, h) => s.post(`/v1/sessions/${id}/tool-results`, { call_id: `r${++callId}`, name: 'grep', result: 'x' }, h) },
   { name: 'POST events', scope: 'publish', call: (s, id, h) => s.post(`/v1/sessions/${id}/events`, { type: 'note', data: { k: 1 } }, h) },
   { name: 'GET queue', scope: 'consume', call: (s, id, h) => s.get(`/v1/sessions/${id}/queue`, h) },
+  {
+    name: 'GET tool-results/{call_id}',
+    scope: 'consume',
+    async call(s, id, h) {
+      // A result to read (posted by the admin, in team-a only: team-b must see nothing stored).
+      if (id === 'team-a:s1') await s.post(`/v1/sessions/${id}/tool-results`, { call_id: 'stored', name: 'grep', result: 'x' }, ADMIN);
+      return s.get(`/v1/sessions/${id}/tool-results/stored`, h);
+    },
+  },
   { name: 'POST queue/ack', scope: 'consume', call: (s, id, h) => s.post(`/v1/sessions/${id}/queue/ack`, { through: 0 }, h) },
   { name: 'GET events', scope: 'subscribe', call: (s, id, h) => s.get(`/v1/sessions/${id}/events`, h) },
   { name: 'GET metrics', scope: 'admin', call: (s, _id, h) => s.get('/metrics', h) },

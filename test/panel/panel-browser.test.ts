@@ -364,6 +364,41 @@ t.test('with auth: the prompt, a refused token, a token that lacks the session, 
   t.equal(await page.evaluate(() => (globalThis as unknown as { sessionStorage: { getItem(k: string): string | null } }).sessionStorage.getItem('horologium.token')), 'panel-subscribe-0123456789');
 });
 
+t.test('a cut preview offers the full result: loaded on click, byte for byte, its size told; refused politely without the consume scope', async (t) => {
+  const browser = await launchChromium(t);
+  if (!browser) return;
+  const tokens = [
+    { token: 'panel-reader-0123456789ab', scopes: ['subscribe' as const, 'consume' as const], sessions: ['*'] },
+    { token: 'panel-watcher-0123456789a', scopes: ['subscribe' as const], sessions: ['*'] },
+    { token: 'panel-publisher-012345678', scopes: ['publish' as const], sessions: ['*'] },
+  ];
+  const srv = await startServer(t, { panelDir: await builtPanel(), auth: { tokens, open: false }, rateLimit: 0 });
+  const publish = { authorization: 'Bearer panel-publisher-012345678' };
+  const lines = Array.from({ length: 512 }, (_, k) => `src/m${String(k).padStart(3, '0')}.ts:${k}: match <b>${k}</b>`).join('\n');
+  const content = (lines + '\n' + 'z'.repeat(20_480)).slice(0, 20_480);
+  t.equal((await srv.post('/v1/sessions/big/tool-results', { call_id: 'g1', name: 'grep', result: { content, hits: 512 } }, publish)).status, 202);
+  await srv.post('/v1/sessions/big/tool-results', { call_id: 's1', name: 'grep', result: { content: 'short' } }, publish);
+  for (const [token, allowed] of [['panel-reader-0123456789ab', true], ['panel-watcher-0123456789a', false]] as const) {
+    const page = await browser.newPage();
+    await page.addInitScript((value) => (globalThis as unknown as { sessionStorage: { setItem(k: string, v: string): void } }).sessionStorage.setItem('horologium.token', value), token);
+    await page.goto(`${srv.url}/#/sessions/big`);
+    const card = page.locator('.card[data-call-id="g1"]');
+    await card.locator('button.load-full').waitFor();
+    t.equal(await page.locator('.card[data-call-id="s1"] button.load-full').count(), 0, 'a preview that was not cut offers nothing');
+    await card.locator('button.load-full').click();
+    if (allowed) {
+      await card.locator('.full-size').waitFor();
+      t.equal(await card.locator('.full-size').textContent(), 'preview: 4,000 of 20,480 characters');
+      t.equal(await card.locator('pre.full').textContent(), content, 'the whole content, as text');
+      t.equal(await card.locator('pre.full b').count(), 0, 'never as markup');
+    } else {
+      await card.locator('.full-size.refused').waitFor();
+      t.equal(await card.locator('.full-size').textContent(), 'This token may not read full results: it needs the consume scope.');
+    }
+    await page.close();
+  }
+});
+
 t.test('keyboard: j/k and the arrows move between sessions, most recent first; / focuses the filter', async (t) => {
   const browser = await launchChromium(t);
   if (!browser) return;

@@ -232,3 +232,23 @@ t.test('a known path with another method is 405 with Allow; an unknown path 404'
   t.equal(none.status, 404);
   t.equal(none.json.error.code, 'NOT_FOUND');
 });
+
+t.test('GET tool-results/{call_id}: the complete result byte for byte; 404 RESULT_NOT_FOUND while running and for an unknown call', async (t) => {
+  const srv = await startServer(t);
+  const big = '{"content":"' + 'x'.repeat(20_000) + '","n":123456789012345678901234567890,"k":{"2":1,"1":2},"f":1.50}';
+  t.equal((await srv.post('/v1/sessions/full/tool-calls', { call_id: 'c1', name: 'grep' })).status, 202);
+  const running = await srv.get('/v1/sessions/full/tool-results/c1');
+  t.equal(running.status, 404);
+  t.equal(running.json.error.code, 'RESULT_NOT_FOUND', 'a running call has no result yet');
+  t.equal((await srv.post('/v1/sessions/full/tool-results', `{"call_id":"c1","name":"grep","result":${big}}`)).status, 202);
+  const full = await srv.get('/v1/sessions/full/tool-results/c1');
+  t.equal(full.status, 200);
+  t.equal(full.text, big, 'the result as posted, every byte');
+  t.match(full.headers.get('content-type'), /^application\/json/);
+  t.equal(full.headers.get('x-horologium-queue-seq'), '1');
+  t.equal((await srv.get('/v1/sessions/full/tool-results/c%2F1')).json.error.code, 'RESULT_NOT_FOUND', 'an unknown call_id');
+  t.equal((await srv.get('/v1/sessions/other/tool-results/c1')).status, 404, 'per session');
+  t.equal((await srv.get('/v1/sessions/bad%20id/tool-results/c1')).json.error.code, 'INVALID_SESSION_ID');
+  const queue = (await srv.get('/v1/sessions/full/queue?after=0')).json;
+  t.equal(queue.committed, 0, 'reading it moves no cursor');
+});

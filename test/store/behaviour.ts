@@ -277,6 +277,25 @@ export function storeBehaviour(t: Test, make: StoreFactory): void {
     t.same((await store.readQueue('r', 0, 10)).entries.map((e) => e.queueSeq), [6]);
   });
 
+  t.test('a completed call\'s result by its call_id, byte for byte, while retention keeps its entry', async (t) => {
+    const { store } = await make(t, { historySize: 100 });
+    const big = '{"n":123456789012345678901234567890,"z":1,"a":[1.0,-0,1e400],"s":"é😀\\u0000"}';
+    await store.completeCall('tr', result('first', '1'));
+    await store.completeCall('tr', result('big', big));
+    await store.startCall('tr', { callId: 'running', name: 'grep', argsJson: null, fingerprint: 'f', args: { echo: '""', arguments: 'null' } });
+    await store.appendKeyedEvent('tr', 'note', '{}', { id: 'e-1', fingerprint: 'f' });
+    const entry = await store.toolResult('tr', 'big');
+    t.equal(entry?.resultJson, big, 'the stored result, byte for byte');
+    t.match(entry, { queueSeq: 2, callId: 'big', name: 'tool' });
+    t.equal(await store.toolResult('tr', 'running'), undefined, 'a call with no result yet');
+    t.equal(await store.toolResult('tr', 'nope'), undefined, 'an unknown call_id');
+    t.equal(await store.toolResult('tr', 'e-1'), undefined, 'an event_id is not a call');
+    t.equal(await store.toolResult('other', 'big'), undefined, 'per session');
+    await store.ack('tr', 2);
+    await store.sweep({ ackedBefore: Date.now() + 1000, sessions: 100, entries: 1000 });
+    t.equal(await store.toolResult('tr', 'big'), undefined, 'removed by retention: gone');
+  });
+
   t.test('the calls a deleted session still had open come back from the deletion and from the TTL sweep, with their trace context', async (t) => {
     const { store } = await make(t, { historySize: 100 });
     const traceContext = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', tracestate: 'v=1' };
