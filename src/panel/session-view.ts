@@ -37,8 +37,9 @@ export class SessionView {
   private filter: CallFilter = NO_FILTER;
   private readonly toolNames = new Set<string>();
   private summaryTimer: ReturnType<typeof setTimeout> | undefined;
-  /** What the totals and bars were last drawn from (drawSummary). */
+  /** What the totals and bars were last drawn from (drawSummary), and when a scheduled draw last ran. */
   private summaryDrawn = '';
+  private summaryAt = 0;
   /** The items drawn are shown[start, end). */
   private start = 0;
   private end = 0;
@@ -319,12 +320,20 @@ export class SessionView {
     this.toolSelect.insertBefore(el('option', { value: name }, name), before);
   }
 
+  /** Draws the summary now if it was not drawn in the last SUMMARY_EVERY_MS, else once that time is up. */
   private scheduleSummary(): void {
     if (this.summaryTimer !== undefined) return;
+    const wait = this.summaryAt + SUMMARY_EVERY_MS - Date.now();
+    if (wait <= 0) {
+      this.summaryAt = Date.now();
+      this.drawSummary();
+      return;
+    }
     this.summaryTimer = setTimeout(() => {
       this.summaryTimer = undefined;
+      this.summaryAt = Date.now();
       this.drawSummary();
-    }, SUMMARY_EVERY_MS);
+    }, wait);
   }
 
   /** The totals (of the whole session, whatever the filter) and the bars (of the calls shown). */
