@@ -28,6 +28,31 @@ function prettyTransport(): { target: string; options: Record<string, unknown> }
   return { target, options: { colorize: process.stdout.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } };
 }
 
+/** Lines gather up to this many bytes before a write, and wait at most FLUSH_EVERY_MS for one. */
+const LOG_BUFFER_BYTES = 8_192;
+const FLUSH_EVERY_MS = 100;
+
+/**
+ * stdout, written asynchronously and in batches: lines gather in sonic-boom's buffer until it
+ * holds LOG_BUFFER_BYTES (one write per ~30 request lines under load instead of one per few) or
+ * FLUSH_EVERY_MS has passed, so a quiet server's line still appears within a tenth of a second.
+ * pino flushes the buffer when the process exits.
+ */
+function logDestination(): pino.DestinationStream {
+  const destination = pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES });
+  const timer = setInterval(() => {
+    // flush() throws while sonic-boom is still opening the descriptor; the next tick flushes.
+    try {
+      destination.flush();
+    } catch {
+      /* not ready yet */
+    }
+  }, FLUSH_EVERY_MS);
+  timer.unref();
+  destination.on('close', () => clearInterval(timer));
+  return destination;
+}
+
 export function serverOptions(config: Config): FastifyServerOptions {
   return {
     logger: {
@@ -35,7 +60,7 @@ export function serverOptions(config: Config): FastifyServerOptions {
       // Asynchronous: the lines of one moment leave in one write, not one blocking write per line
       // on the request's path (12–18 µs of the main thread per request under load, BENCHMARKS.md); pino flushes them at exit
       // (docs/operations.md says what a kill -9 can lose).
-      ...(config.logFormat === 'pretty' ? { transport: prettyTransport() } : { stream: pino.destination({ dest: 1, sync: false }) }),
+      ...(config.logFormat === 'pretty' ? { transport: prettyTransport() } : { stream: logDestination() }),
       // The request line (request-log.ts) is the only per-request log; headers and URLs (which may
       // carry a token) are never logged.
       serializers: { req: () => ({}), res: () => ({}) },
