@@ -133,7 +133,7 @@ export class SqliteWriter {
       removeSession: (session) => {
         const existed = (this.writeHeads.get(session) ?? this.batchHeads.get(session) ?? committedHeads(session)).createdAt !== 0;
         if (!existed) return undefined;
-        const records = (st.calls.all(session) as Array<{ call_id: string; record: string }>).map((r): [string, CallRecord] => [r.call_id, JSON.parse(r.record) as CallRecord]);
+        const records = (st.openCalls.all(session) as Array<{ call_id: string; record: string }>).map((r): [string, CallRecord] => [r.call_id, JSON.parse(r.record) as CallRecord]);
         for (const statement of [st.deleteEvents, st.deleteQueue, st.deleteCalls]) statement.run(session);
         st.countDeletion.run(session);
         // What the batch held of the old incarnation must not reach the file after this.
@@ -192,7 +192,10 @@ function prepare(db: Database.Database) {
     ),
     countDeletion: db.prepare('INSERT INTO deletions (session, count) VALUES (?, 1) ON CONFLICT (session) DO UPDATE SET count = count + 1'),
     call: db.prepare('SELECT record FROM calls WHERE session = ? AND call_id = ?'),
-    calls: db.prepare('SELECT call_id, record FROM calls WHERE session = ?'),
+    // Open calls only (started, no result), chosen by SQLite: a session's completed calls are not parsed.
+    openCalls: db.prepare(
+      "SELECT call_id, record FROM calls WHERE session = ? AND json_extract(record, '$.started') IS NOT NULL AND json_extract(record, '$.completed') IS NULL",
+    ),
     putCall: db.prepare(
       'INSERT INTO calls (session, call_id, record) VALUES (?, ?, ?) ON CONFLICT (session, call_id) DO UPDATE SET record = excluded.record',
     ),
