@@ -42,6 +42,18 @@ export const TOOL_ERROR = 'tool_error';
 /** The `error.type` of a call that never completed before its session was deleted. */
 export const CALL_NOT_COMPLETED = 'call_not_completed';
 
+/** How long shutdown waits for the last spans to be sent (the whole shutdown has 15 s). */
+const CLOSE_WAIT_MS = 5000;
+
+/** Runs one span's work; an error in it is reported as a warning and goes no further. */
+function guarded(work: () => void): void {
+  try {
+    work();
+  } catch (err) {
+    process.emitWarning(`a trace span was not made: ${(err as Error).message}`);
+  }
+}
+
 /** A W3C traceparent (version 00 or a later one) and a bounded tracestate, as the headers gave them. */
 export function traceContextOf(headers: Record<string, string | string[] | undefined>): TraceContext | undefined {
   const traceparent = headers.traceparent;
@@ -75,7 +87,12 @@ export class ToolSpans {
     return new ToolSpans(provider, provider.getTracer('horologium', version), new W3CTraceContextPropagator(), settings.captureContent);
   }
 
+  /** The span of a completed call. Never throws: a span that cannot be made is not the request's failure. */
   completed(call: CompletedCall): void {
+    guarded(() => this.completedSpan(call));
+  }
+
+  private completedSpan(call: CompletedCall): void {
     // From tool_starting when there was one; else the execution time before the result; else a point.
     const start = call.started?.at ?? (call.executionTime === null ? call.completedAt : call.completedAt - call.executionTime);
     const attributes: Attributes = {
@@ -93,21 +110,26 @@ export class ToolSpans {
 
   /** Calls started and never completed, whose session was just deleted (DELETE or the TTL): each span ends now, as an error. */
   abandoned(calls: OpenCall[], now = Date.now()): void {
-    for (const call of calls) {
-      const attributes: Attributes = {
-        ...this.common(call.session, call.callId, call.name),
-        'horologium.tool_starting.seq': call.eventSeq,
-        'error.type': CALL_NOT_COMPLETED,
-      };
-      const span = this.tracer.startSpan(`execute_tool ${call.name}`, { kind: SpanKind.INTERNAL, startTime: call.startedAt * 1000, attributes }, this.parent(call.traceContext));
-      span.setStatus({ code: SpanStatusCode.ERROR, message: 'the session was deleted before the call completed' });
-      span.end(Math.max(call.startedAt * 1000, now));
-    }
+    for (const call of calls) guarded(() => this.abandonedSpan(call, now));
   }
 
-  /** Sends what is batched and stops the exporter (shutdown: spans of the last requests are not lost). */
+  private abandonedSpan(call: OpenCall, now: number): void {
+    const attributes: Attributes = {
+      ...this.common(call.session, call.callId, call.name),
+      'horologium.tool_starting.seq': call.eventSeq,
+      'error.type': CALL_NOT_COMPLETED,
+    };
+    const span = this.tracer.startSpan(`execute_tool ${call.name}`, { kind: SpanKind.INTERNAL, startTime: call.startedAt * 1000, attributes }, this.parent(call.traceContext));
+    span.setStatus({ code: SpanStatusCode.ERROR, message: 'the session was deleted before the call completed' });
+    span.end(Math.max(call.startedAt * 1000, now));
+  }
+
+  /**
+   * Sends what is batched and stops the exporter (shutdown: spans of the last requests are not
+   * lost), waiting at most CLOSE_WAIT_MS for a receiver that does not answer.
+   */
   async close(): Promise<void> {
-    await this.provider.shutdown();
+    await Promise.race([this.provider.shutdown().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())]);
   }
 
   private common(session: string, callId: string, name: string): Attributes {

@@ -9,6 +9,8 @@ import { context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
 import t from 'tap';
 import { Producer } from '../../src/producer/index.js';
 import type { Config } from '../../src/config/config.js';
@@ -220,6 +222,24 @@ t.test("the JS producer sends the active span's context: the server's span is it
   t.equal(tracked.traceId, agentSpan.spanContext().traceId, "in the agent's trace");
   t.equal(tracked.parentSpanId, agentSpan.spanContext().spanId, 'a child of the active span');
   t.equal(byCall.plain!.parentSpanId, '', 'no active span: a root span');
+});
+
+t.test('a receiver that never answers does not hold the shutdown up: the process exits 0 within the bound', async (t) => {
+  const silent = createServer(() => undefined);
+  silent.listen(0, '127.0.0.1');
+  await once(silent, 'listening');
+  t.teardown(() => silent.close());
+  const server = await spawnServer(t, {
+    HOROLOGIUM_STORE: 'memory:',
+    OTEL_TRACES_EXPORTER: 'otlp',
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(silent.address() as { port: number }).port}`,
+    OTEL_BSP_SCHEDULE_DELAY: '60000',
+  });
+  t.equal((await client(server.url).post('/v1/sessions/q/tool-results', { call_id: 'c1', name: 'grep', result: 'x' })).status, 202, 'the write does not wait for tracing');
+  const stopping = Date.now();
+  server.child.kill('SIGTERM');
+  t.same(await server.exited, { code: 0, signal: null });
+  t.ok(Date.now() - stopping < 9000, `stopped in ${Date.now() - stopping} ms (the spans get 5 s, the exporter's own timeout is 10 s)`);
 });
 
 if (requireRedis(t)) {
