@@ -56,17 +56,27 @@ export async function startRedisCluster(t: Test, size = 6): Promise<RedisCluster
       await exited;
     }
   });
-  for (let k = 0; k < size; k++) {
-    const port = await freePort();
-    const bus = await freePort();
-    const dir = tempDir(t);
-    const args = ['--port', String(port), '--cluster-port', String(bus), '--bind', '127.0.0.1', '--dir', dir, '--protected-mode', 'no', '--save', '', '--loglevel', 'warning'];
-    // cluster-require-full-coverage no: while one master is down, the others go on serving their slots.
-    args.push('--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000', '--cluster-require-full-coverage', 'no');
-    args.push('--appendonly', 'yes', '--appendfsync', 'always');
-    nodes.push({ port, args, child: spawn('redis-server', args, { stdio: 'ignore' }) });
-  }
-  for (const { port } of nodes) await until(`the node on ${port}`, 10_000, async () => (await redisCommand(port, 'PING')).startsWith('+PONG'));
+  // A node whose ports another process took between freePort and its bind exits at once: it is
+  // started again on other ports (a few times), rather than waited for.
+  const startNode = async (): Promise<ClusterNode> => {
+    for (let attempt = 1; ; attempt++) {
+      const port = await freePort();
+      const bus = await freePort();
+      const dir = tempDir(t);
+      const args = ['--port', String(port), '--cluster-port', String(bus), '--bind', '127.0.0.1', '--dir', dir, '--protected-mode', 'no', '--save', '', '--loglevel', 'warning'];
+      // cluster-require-full-coverage no: while one master is down, the others go on serving their slots.
+      args.push('--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000', '--cluster-require-full-coverage', 'no');
+      args.push('--appendonly', 'yes', '--appendfsync', 'always');
+      const node = { port, args, child: spawn('redis-server', args, { stdio: 'ignore' }) };
+      nodes.push(node);
+      const exited = () => node.child.exitCode !== null || node.child.signalCode !== null;
+      await until(`the node on ${port}`, 20_000, async () => exited() || (await redisCommand(port, 'PING')).startsWith('+PONG'));
+      if (!exited()) return node;
+      nodes.splice(nodes.indexOf(node), 1);
+      if (attempt === 3) throw new Error(`redis cluster: a node exited at start three times (last on ports ${port}, ${bus})`);
+    }
+  };
+  for (let k = 0; k < size; k++) await startNode();
   const created = spawnSync('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', size >= 6 ? '1' : '0', '--cluster-yes'], {
     timeout: 30_000,
     encoding: 'utf8',
