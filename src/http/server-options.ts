@@ -35,21 +35,30 @@ const FLUSH_EVERY_MS = 100;
 /**
  * stdout, written asynchronously and in batches: lines gather in sonic-boom's buffer until it
  * holds LOG_BUFFER_BYTES (one write per ~30 request lines under load instead of one per few) or
- * FLUSH_EVERY_MS has passed, so a quiet server's line still appears within a tenth of a second.
- * pino flushes the buffer when the process exits.
+ * FLUSH_EVERY_MS has passed since a line came, so a quiet server's line still appears within a
+ * tenth of a second; an idle server sets no timer at all. pino flushes the buffer at exit.
  */
 function logDestination(): pino.DestinationStream {
   const destination = pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES });
-  const timer = setInterval(() => {
-    // flush() throws while sonic-boom is still opening the descriptor; the next tick flushes.
+  let flushing: NodeJS.Timeout | undefined;
+  const flush = () => {
+    flushing = undefined;
+    // flush() throws while sonic-boom is still opening the descriptor or once it is closed.
     try {
       destination.flush();
     } catch {
-      /* not ready yet */
+      /* the next line schedules another */
     }
-  }, FLUSH_EVERY_MS);
-  timer.unref();
-  destination.on('close', () => clearInterval(timer));
+  };
+  const write = destination.write.bind(destination);
+  destination.write = (line: string) => {
+    const written = write(line);
+    if (flushing === undefined) {
+      flushing = setTimeout(flush, FLUSH_EVERY_MS);
+      flushing.unref();
+    }
+    return written;
+  };
   return destination;
 }
 
