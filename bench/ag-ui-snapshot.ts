@@ -13,14 +13,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HttpAgent } from '@ag-ui/client';
 import { startChild, stopChild } from './children.js';
-import { numberOption } from './options.js';
+import { median, numberOption } from './options.js';
 
 const CALLS = numberOption('calls', 5000);
 const ROUNDS = numberOption('rounds', 3);
 const PORT = 18_931;
 const URL_ = `http://127.0.0.1:${PORT}`;
 const SESSION = 'long-session';
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const dir = mkdtempSync(join(tmpdir(), 'horologium-snap-'));
 
 const post = async (path: string, body: unknown) => {

@@ -13,19 +13,18 @@
  * /proc/<pid>/stat (every thread, the ones that ended included) before and after each run and
  * divided by the requests wrk completed. Medians are reported; the last line is the ratio.
  */
-import { execFile, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { cpuMs, startChild, stopChild } from './children.js';
-import { listOption, numberOption } from './options.js';
+import { listOption, median, numberOption } from './options.js';
+import { requireWrk, wrkToolResults } from './wrk.js';
 
 const SIZES = listOption('bytes', [2048]);
 const CONNECTIONS = listOption('connections', [50]);
 const SECONDS = numberOption('seconds', 6);
 const ROUNDS = numberOption('rounds', 3);
-const run = promisify(execFile);
 
 interface Measured {
   rps: number;
@@ -35,36 +34,17 @@ interface Measured {
   errors: number;
 }
 
-async function wrk(url: string, connections: number, seconds: number, bytes: number): Promise<{ requests: number; rps: number; errors: number }> {
-  const { stdout } = await run('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '-s', 'bench/wrk-tool-results.lua', url, '--', String(bytes)], {
-    timeout: (seconds + 30) * 1000,
-  });
-  const requests = Number(/(\d+) requests in/.exec(stdout)?.[1] ?? NaN);
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? NaN);
-  const bad = Number(/Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? 0);
-  const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(stdout);
-  const errors = bad + (socketErrors ? socketErrors.slice(1).reduce((a, x) => a + Number(x), 0) : 0);
-  return { requests, rps, errors };
-}
-
 async function measure(pid: number, url: string, connections: number, bytes: number): Promise<Measured> {
   const cpu0 = cpuMs(pid);
   const main0 = cpuMs(pid, pid);
-  const r = await wrk(url, connections, SECONDS, bytes);
+  const r = await wrkToolResults(url, { connections, seconds: SECONDS, bytes });
   const cpu = cpuMs(pid) - cpu0;
   const main = cpuMs(pid, pid) - main0;
   return { rps: r.rps, cpuUs: (cpu * 1000) / r.requests, mainUs: (main * 1000) / r.requests, errors: r.errors };
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] as number;
-};
 
-// wrk --version exits 1 after printing its version; only a missing binary has no output.
-await run('wrk', ['--version']).catch((e: { stdout?: string }) => {
-  if (!e.stdout?.includes('wrk')) throw new Error('wrk is not installed (apt-get install wrk)');
-});
+await requireWrk();
 const dir = mkdtempSync(join(tmpdir(), 'horologium-durable-'));
 const servers: Array<{ name: string; port: number; script: string[]; env: Record<string, string> }> = [
   { name: 'bare route', port: 18_971, script: ['--import', 'tsx', 'bench/bare-route.ts'], env: {} },
@@ -83,7 +63,7 @@ try {
     for (const connections of CONNECTIONS) {
       const results: Measured[][] = servers.map(() => []);
       // Warm every server up (JIT, SQLite file growth), then alternate so machine drift hits all alike.
-      for (const s of servers) await wrk(`http://127.0.0.1:${s.port}/v1/sessions/warm${runs}/tool-results`, connections, 2, bytes);
+      for (const s of servers) await wrkToolResults(`http://127.0.0.1:${s.port}/v1/sessions/warm${runs}/tool-results`, { connections, seconds: 2, bytes });
       for (let round = 0; round < ROUNDS; round++) {
         for (const [k, s] of servers.entries()) {
           const pid = children[k]?.pid as number;

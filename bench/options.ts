@@ -11,3 +11,8 @@ export function listOption(name: string, fallback: number[]): number[] {
   const at = args.indexOf(`--${name}`);
   return at >= 0 ? String(args[at + 1]).split(',').map(Number) : fallback;
 }
+
+/** The middle value (the upper one of an even count), as every benchmark reports its runs. */
+export function median(xs: number[]): number {
+  return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+}

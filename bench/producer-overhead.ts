@@ -8,7 +8,7 @@
  */
 import { Producer, rawJson } from '../src/producer/index.js';
 import { startChild, stopChild } from './children.js';
-import { numberOption } from './options.js';
+import { median, numberOption } from './options.js';
 import { freePort } from '../test/helpers/process.js';
 
 const requests = numberOption('requests', 4000);
@@ -44,7 +44,6 @@ async function measure(post: Poster): Promise<number> {
   return (used.user + used.system) / requests;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 await measure(viaFetch);
 await measure(viaProducer);

@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { cpuMs, startChild, stopChild } from './children.js';
 import { agent, eventBody, post, sleep, throughput, type Target } from './harness.js';
-import { numberOption } from './options.js';
+import { median, numberOption } from './options.js';
 
 const EVENTS = numberOption('events', 20_000);
 const SECONDS = numberOption('seconds', 5);
@@ -107,7 +107,6 @@ async function measure(design: Design, round: number): Promise<Figures> {
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] as number;
 const results = new Map<string, Figures[]>(designs.map((d) => [d.name, []]));
 for (let round = 0; round < ROUNDS; round++) {
   for (const design of round % 2 ? [...designs].reverse() : designs) {

@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { cpuMs, startChild, stopChild } from './children.js';
-import { numberOption } from './options.js';
+import { median, numberOption } from './options.js';
 
 const SECONDS = numberOption('seconds', 5);
 const ROUNDS = numberOption('rounds', 3);
@@ -128,7 +128,6 @@ async function measure(design: Design): Promise<Figures> {
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] as number;
 const results = new Map<string, Figures[]>(designs.map((d) => [d.name, []]));
 for (let round = 0; round < ROUNDS; round++) {
   for (const design of round % 2 ? [...designs].reverse() : designs) {

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startChild, stopChild } from './children.js';
 import { agent, throughput, type Target, type Throughput } from './harness.js';
-import { numberOption } from './options.js';
+import { median, numberOption } from './options.js';
 
 const SECONDS = numberOption('seconds', 5);
 const ROUNDS = numberOption('rounds', 3);
@@ -22,7 +22,6 @@ const scenarios = [
   { label: '1,000 readers, 1 session', sessions: 1, per: 1000 },
   { label: '1,000 sessions, 1 reader each', sessions: 1000, per: 1 },
 ];
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 const child = await startChild(
   ['dist/server.js'],

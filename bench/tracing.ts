@@ -17,21 +17,20 @@
  * divided by the requests completed. Medians; the last line is the ratio. `--store memory` takes
  * the disk (each commit's fsync, the noisiest part of a run here) out of the comparison.
  */
-import { execFile, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { cpuMs, startChild, stopChild } from './children.js';
-import { numberOption } from './options.js';
+import { median, numberOption } from './options.js';
+import { requireWrk, wrkToolResults } from './wrk.js';
 
 const BYTES = numberOption('bytes', 2048);
 const CONNECTIONS = numberOption('connections', 50);
 const SECONDS = numberOption('seconds', 5);
 const ROUNDS = numberOption('rounds', 5);
-const run = promisify(execFile);
 const storeAt = process.argv.indexOf('--store');
 const memory = storeAt > 0 && process.argv[storeAt + 1] === 'memory';
 const baselineAt = process.argv.indexOf('--baseline');
@@ -51,24 +50,8 @@ receiver.listen(0, '127.0.0.1');
 await once(receiver, 'listening');
 const otlp = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`;
 
-async function wrk(url: string): Promise<{ requests: number; rps: number; errors: number }> {
-  const { stdout } = await run('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${SECONDS}s`, '-s', 'bench/wrk-tool-results.lua', url, '--', String(BYTES), 'traceparent'], {
-    timeout: (SECONDS + 30) * 1000,
-  });
-  const requests = Number(/(\d+) requests in/.exec(stdout)?.[1] ?? NaN);
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? NaN);
-  const bad = Number(/Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? 0);
-  return { requests, rps, errors: bad };
-}
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] as number;
-};
-
-await run('wrk', ['--version']).catch((e: { stdout?: string }) => {
-  if (!e.stdout?.includes('wrk')) throw new Error('wrk is not installed (apt-get install wrk)');
-});
+await requireWrk();
 const dir = mkdtempSync(join(tmpdir(), 'horologium-tracing-'));
 const store = (name: string) => (memory ? 'memory:' : `sqlite:${join(dir, `${name}.db`)}`);
 const servers: Array<{ name: string; port: number; script: string; env: Record<string, string> }> = [
@@ -91,13 +74,14 @@ try {
   const rps: number[][] = servers.map(() => []);
   let errors = 0;
   let traced = 0;
-  for (const s of servers) await wrk(`http://127.0.0.1:${s.port}/v1/sessions/warm/tool-results`);
+  const load = { connections: CONNECTIONS, seconds: SECONDS, bytes: BYTES, traceparent: true };
+  for (const s of servers) await wrkToolResults(`http://127.0.0.1:${s.port}/v1/sessions/warm/tool-results`, load);
   for (let round = 0; round < ROUNDS; round++) {
     for (const [k, s] of servers.entries()) {
       const pid = children[k]?.pid as number;
       const before = cpuMs(pid);
       const mainBefore = cpuMs(pid, pid);
-      const r = await wrk(`http://127.0.0.1:${s.port}/v1/sessions/r${round}/tool-results`);
+      const r = await wrkToolResults(`http://127.0.0.1:${s.port}/v1/sessions/r${round}/tool-results`, load);
       cpu[k]?.push(((cpuMs(pid) - before) * 1000) / r.requests);
       main[k]?.push(((cpuMs(pid, pid) - mainBefore) * 1000) / r.requests);
       rps[k]?.push(r.rps);

@@ -17,11 +17,18 @@ export function duration(seconds: number): string {
   return `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`;
 }
 
+const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+
 /** An event's timestamp (seconds since the epoch) as the local wall-clock time, to the millisecond. */
 export function clock(timestamp: number): string {
   const d = new Date(timestamp * 1000);
-  const pad = (n: number, w = 2) => String(n).padStart(w, '0');
   return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
+}
+
+/** A timestamp (seconds) as the local date and time to the second: "2026-12-07 05:10:02". */
+export function dateTime(timestamp: number): string {
+  const d = new Date(timestamp * 1000);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }
 
 /** A value as people read JSON: strings as they are, anything else indented. */

@@ -4,7 +4,7 @@
  * the date (a session may run for days).
  */
 import { callState } from './cards.js';
-import { duration } from './format.js';
+import { dateTime, duration } from './format.js';
 import type { Item } from './timeline.js';
 
 export interface Totals {
@@ -43,13 +43,6 @@ export function totalsOf(items: readonly Item[]): Totals {
     if (!totals.longest || seconds > totals.longest.seconds) totals.longest = { seconds, name: item.name };
   }
   return totals;
-}
-
-/** "2026-12-07 05:10:02", in local time: a date and a time to the second. */
-export function dateTime(timestamp: number): string {
-  const d = new Date(timestamp * 1000);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }
 
 /** The header's line: "3 calls · 1 error · 1 running · 1.50 s in tools · longest 1.20 s (grep) · 2026-12-07 05:10:02 → 05:12:45". */

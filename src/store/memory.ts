@@ -93,7 +93,10 @@ export class MemoryStore implements Store, LedgerTx {
   async toolResult(session: string, callId: string): Promise<QueueEntry | undefined> {
     const state = this.sessions.get(session);
     const queueSeq = state?.calls.get(callId)?.completed?.queueSeq;
-    return queueSeq ? state?.queue.find((e) => e.queueSeq === queueSeq) : undefined;
+    if (!state || !queueSeq) return undefined;
+    // Consecutive queueSeqs from the first kept (retention removes only a prefix), as readQueue reads them.
+    const entry = state.queue[queueSeq - (state.queue[0]?.queueSeq ?? 1)];
+    return entry?.queueSeq === queueSeq ? entry : undefined;
   }
 
   async ack(session: string, through: number): Promise<AckOutcome> {

@@ -23,6 +23,7 @@ import type { ChainableCommander, Redis } from 'ioredis';
 import { ChannelInterest, confirmedWithin } from './channel-interest.js';
 import { composeEvent, composeToolStarting, frameOf, type ComposedEvent } from '../wire/event-composer.js';
 import { completion, eventKeyRecord, keyedEventRepeat, openCallsOf, stampOf, startedCall, startRepeat, systemClock, type CallRecord, type Clock } from './ledger.js';
+import { waitAtMost } from '../common/wait-at-most.js';
 import { Listeners } from './listeners.js';
 import { redisConnections } from './redis-connections.js';
 import { DurabilityCheck } from './redis-durability.js';
@@ -253,7 +254,7 @@ export class RedisStore implements Store {
     this.watcher.disconnect();
     // QUIT lets Redis finish what it was sent; a node that does not answer (a cluster's dead one)
     // does not hold the shutdown up for more than a second.
-    if (this.redis.status === 'ready') await Promise.race([this.redis.quit().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+    if (this.redis.status === 'ready') await waitAtMost(this.redis.quit(), 1000);
     this.redis.disconnect();
   }
 

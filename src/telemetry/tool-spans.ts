@@ -14,6 +14,7 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, type Attributes, type Context, type TextMapPropagator, type Tracer } from '@opentelemetry/api';
 import type { BasicTracerProvider, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { jsonText, member, parseJson, type JsonNode, type JsonObject } from '../json/lossless.js';
+import { waitAtMost } from '../common/wait-at-most.js';
 import type { TracingSettings } from '../config/config.js';
 import type { OpenCall, TraceContext } from '../store/types.js';
 
@@ -129,7 +130,7 @@ export class ToolSpans {
    * lost), waiting at most CLOSE_WAIT_MS for a receiver that does not answer.
    */
   async close(): Promise<void> {
-    await Promise.race([this.provider.shutdown().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())]);
+    await waitAtMost(this.provider.shutdown(), CLOSE_WAIT_MS);
   }
 
   private common(session: string, callId: string, name: string): Attributes {

@@ -1,9 +1,10 @@
 /** The TypeScript client in Node against a real server that is stopped and started again. */
 import t from 'tap';
 import WebSocket from 'ws';
-import { HorologiumClient, isToolCompleted, isToolStarting, type SessionChange, type StatusEvent, type SubscribedInfo } from '../../src/client/index.js';
+import { HorologiumClient, isToolCompleted, isToolStarting, type SessionChange, type StatusEvent } from '../../src/client/index.js';
 import { SignJWT } from 'jose';
 import { freePort } from '../helpers/process.js';
+import { recordingClient } from '../helpers/recording-client.js';
 import { restartableServer, startServer } from '../helpers/server.js';
 import { sleep, until } from '../helpers/wait.js';
 
@@ -11,16 +12,7 @@ t.test('reconnects, resumes from its last seq, and sees every event exactly once
   const server = await restartableServer(t);
   const { api, port } = server;
   for (let k = 1; k <= 3; k++) await api.post('/v1/sessions/cs/events', { type: 'n', data: { k } });
-  const events: StatusEvent[] = [];
-  const subscribed: SubscribedInfo[] = [];
-  const c = new HorologiumClient({
-    url: `ws://127.0.0.1:${port}/v1/stream`,
-    WebSocket,
-    onEvent: (e) => events.push(e),
-    onSubscribed: (s) => subscribed.push(s),
-    backoff: { initialMs: 50, maxMs: 200 },
-  });
-  t.teardown(() => c.close());
+  const { client: c, events, subscribed } = recordingClient(t, `ws://127.0.0.1:${port}/v1/stream`);
   c.subscribe('cs', 0);
   await until(() => events.length === 3);
   await server.restart();

@@ -5,8 +5,8 @@
  */
 import t, { type Test } from 'tap';
 import WebSocket from 'ws';
-import { HorologiumClient, type StatusEvent, type SubscribedInfo } from '../../src/client/index.js';
 import { spawnServer } from '../helpers/process.js';
+import { recordingClient } from '../helpers/recording-client.js';
 import { startRedisCluster } from '../helpers/redis-cluster.js';
 import { requireRedis, startRedis } from '../helpers/redis.js';
 import { client, startServer, type Running } from '../helpers/server.js';
@@ -81,16 +81,7 @@ function twoInstanceSuite(t: Test, storeUrl: (t: Test) => Promise<string>): void
     const env = { HOROLOGIUM_STORE: store, HOROLOGIUM_HEARTBEAT_MS: '500' };
     const a = await spawnServer(t, env);
     const b = await spawnServer(t, env);
-    const events: StatusEvent[] = [];
-    const subscribed: SubscribedInfo[] = [];
-    const c = new HorologiumClient({
-      url: [a.url, b.url].map((u) => `${u.replace('http', 'ws')}/v1/stream`),
-      WebSocket,
-      onEvent: (e) => events.push(e),
-      onSubscribed: (s) => subscribed.push(s),
-      backoff: { initialMs: 50, maxMs: 200 },
-    });
-    t.teardown(() => c.close());
+    const { client: c, events, subscribed } = recordingClient(t, [a.url, b.url].map((u) => `${u.replace('http', 'ws')}/v1/stream`));
     c.subscribe('x6', 0);
     const producer = client(b.url);
     let k = 0;
