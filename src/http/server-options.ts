@@ -36,7 +36,8 @@ const FLUSH_EVERY_MS = 100;
  * stdout, written asynchronously and in batches: lines gather in sonic-boom's buffer until it
  * holds LOG_BUFFER_BYTES (one write per ~30 request lines under load instead of one per few) or
  * FLUSH_EVERY_MS has passed since a line came, so a quiet server's line still appears within a
- * tenth of a second; an idle server sets no timer at all. pino flushes the buffer at exit.
+ * tenth of a second; an idle server sets no timer at all. A warning or an error is written at
+ * once, with what gathered before it. pino flushes the buffer at exit.
  */
 function logDestination(): pino.DestinationStream {
   const destination = pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES });
@@ -53,7 +54,11 @@ function logDestination(): pino.DestinationStream {
   const write = destination.write.bind(destination);
   destination.write = (line: string) => {
     const written = write(line);
-    if (flushing === undefined) {
+    // A warning or worse (pino writes the level first: 40, 50, 60) goes out at once.
+    if (line.startsWith('{"level":') && line.charCodeAt(9) >= 0x34) {
+      clearTimeout(flushing);
+      flush();
+    } else if (flushing === undefined) {
       flushing = setTimeout(flush, FLUSH_EVERY_MS);
       flushing.unref();
     }
