@@ -79,7 +79,29 @@ const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 /** Characters a string may hold without escaping: anything but `"`, `\` and C0 controls. */
 const PLAIN_RUN = /[^"\\\u0000-\u001f]*/y;
 
+/**
+ * Finds every escape of a valid string that JSON.stringify would not write as it is: `\/`, and a
+ * `\u` other than the lower-case `\u00xx` of a control character without a short escape (`\u00e9`,
+ * `\u001F`, `\u000a`, surrogates). It may also match inside an escaped backslash (`\\u2028` is
+ * text); a match only means the string is re-encoded and compared, so that costs time, not truth.
+ */
+const MAYBE_NON_CANONICAL_ESCAPE = /\\(?:\/|u(?!00(?:0[0-7bef]|1[0-9a-f])))/;
+
 type Container = JsonObject | JsonArray;
+
+/**
+ * The offset of the quote that closes a string whose text goes on at `from`, or -1 when there is
+ * none: the first `"` not escaped, i.e. not after an odd run of backslashes. `indexOf` is native,
+ * so a long string with an escape every few characters (file text) is not walked in JavaScript.
+ */
+function closingQuote(raw: string, from: number): number {
+  for (let q = raw.indexOf('"', from); q >= 0; q = raw.indexOf('"', q + 1)) {
+    let backslashes = 0;
+    while (raw.charCodeAt(q - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return q;
+  }
+  return -1;
+}
 
 /** Parses `raw` (already decoded from UTF-8) into a canonical document. */
 export function parseJson(input: string, maxDepth = 16_384): JsonDocument {
@@ -112,6 +134,27 @@ export function parseJson(input: string, maxDepth = 16_384): JsonDocument {
     }
   };
 
+  /**
+   * Walks a string that the fast path refused, from just after its opening quote, to report its
+   * first fault where it is: a control character, the end of the input, or a bad escape.
+   */
+  const failInString = (): never => {
+    const rawStart = i - 1;
+    while (i < n) {
+      const c = raw.charCodeAt(i);
+      if (c === 0x22) break;
+      if (c === 0x5c) i += 2;
+      else if (c < 0x20) fail('control character in string');
+      else i++;
+    }
+    if (i >= n) {
+      i = n; // a final backslash stepped past the end
+      fail('unterminated string');
+    }
+    i = rawStart;
+    return fail('invalid escape in string');
+  };
+
   /** Reads the string starting at `i` (a `"`), rewriting its raw text when it is not canonical. */
   const readString = (): { value: string; start: number; end: number } => {
     const rawStart = i;
@@ -123,34 +166,28 @@ export function parseJson(input: string, maxDepth = 16_384): JsonDocument {
       i++;
       return { value: raw.slice(rawStart + 1, i - 1), start: rawStart + shift, end: i + shift };
     }
-    // Escapes (or an error): find the closing quote, then let the native parser decode the escapes.
-    while (i < n) {
-      const c = raw.charCodeAt(i);
-      if (c === 0x22) break;
-      if (c === 0x5c) {
-        i += 2;
-      } else if (c < 0x20) {
-        fail('control character in string');
-      } else {
-        i++;
+    // Escapes: find the closing quote, then let the native parser decode the escapes (and refuse a
+    // control character or a bad escape).
+    const close = closingQuote(raw, i);
+    let value: string | undefined;
+    if (close >= 0) {
+      try {
+        value = JSON.parse(raw.slice(rawStart, close + 1)) as string;
+      } catch {
+        // reported below, where the character-by-character scan finds the first fault
       }
-      PLAIN_RUN.lastIndex = i;
-      PLAIN_RUN.test(raw);
-      i = PLAIN_RUN.lastIndex;
     }
-    if (i >= n) fail('unterminated string');
-    i++;
+    if (value === undefined) {
+      i = rawStart + 1;
+      return failInString();
+    }
+    i = close + 1;
     const rawText = raw.slice(rawStart, i);
-    let value: string;
-    try {
-      value = JSON.parse(rawText) as string;
-    } catch {
-      i = rawStart;
-      return fail('invalid escape in string');
-    }
     value = value.toWellFormed();
-    const canonical = JSON.stringify(value);
     const start = rawStart + shift;
+    // Only an escape JSON.stringify would not write makes the raw text differ from the canonical;
+    // without one, re-encoding and comparing a long string (tens of ms for 10 MB) is skipped.
+    const canonical = MAYBE_NON_CANONICAL_ESCAPE.test(rawText) ? JSON.stringify(value) : rawText;
     if (canonical !== rawText) {
       if (rawStart > copiedTo) parts.push(raw.slice(copiedTo, rawStart));
       parts.push(canonical);

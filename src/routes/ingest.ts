@@ -3,9 +3,9 @@
  * Each validates, builds the event data from the lossless tree, and replies only after the store
  * has committed.
  */
-import { hash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { HorologiumError } from '../common/errors.js';
+import { fingerprint } from '../json/fingerprint.js';
 import { jsonText, member, type JsonNode } from '../json/lossless.js';
 import { argumentTexts, withLongStringsTruncated } from '../preview/arguments.js';
 import { previewJson } from '../preview/preview.js';
@@ -14,17 +14,6 @@ import { eventBodySchema, RESERVED_EVENT_TYPES, toolCallBodySchema, toolResultBo
 import { objectBody, validBody } from '../http/json-body.js';
 import { sessionOf } from '../http/params.js';
 import { traceContextOf } from '../telemetry/tool-spans.js';
-
-/**
- * Fingerprint of JSON texts; absent members hash differently from any JSON text. One-shot
- * `crypto.hash` over the joined parts: the same digest as hashing them in turn (fingerprints
- * already stored still match), without a Hash object per request.
- */
-function fingerprint(...parts: Array<string | null>): string {
-  let joined = '';
-  for (const part of parts) joined += part === null ? '\u0000absent' : `\u0001${part.length}:${part}`;
-  return hash('sha256', joined, 'base64url');
-}
 
 export function ingestRoutes(app: FastifyInstance, ctx: AppContext): void {
   const { store, config, toolSpans } = ctx;

@@ -5,28 +5,10 @@
 import type { FastifyInstance } from 'fastify';
 import { HorologiumError } from '../common/errors.js';
 import type { AppContext } from '../app-context.js';
-import type { QueueEntry, QueuePage } from '../store/types.js';
+import { queuePageReply } from '../wire/queue-reply.js';
 import { ackBodySchema, queueQuerySchema } from '../wire/schemas.js';
 import { objectBody, validate, validBody } from '../http/json-body.js';
 import { sessionOf } from '../http/params.js';
-
-/** One entry as JSON text: `result` is the stored text itself and `message.content` its string. */
-function entryJson(e: QueueEntry): string {
-  const callId = JSON.stringify(e.callId);
-  return (
-    `{"queue_seq":${e.queueSeq},"call_id":${callId},"name":${JSON.stringify(e.name)},` +
-    `"args":${e.argsJson ?? 'null'},"result":${e.resultJson},"execution_time":${e.executionTimeJson},` +
-    `"is_error":${e.isError},"received_at":"${e.receivedAt}",` +
-    `"message":{"role":"tool","tool_call_id":${callId},"content":${JSON.stringify(e.resultJson)}}}`
-  );
-}
-
-function pageJson(page: QueuePage): string {
-  return (
-    `{"session":${JSON.stringify(page.session)},"committed":${page.committed},"head":${page.head},"oldest":${page.oldest},` +
-    `"entries":[${page.entries.map(entryJson).join(',')}]}`
-  );
-}
 
 export function queueRoutes(app: FastifyInstance, ctx: AppContext): void {
   const { store, queueWatch } = ctx;
@@ -50,7 +32,7 @@ export function queueRoutes(app: FastifyInstance, ctx: AppContext): void {
         wait.close();
       }
     }
-    return reply.code(200).type('application/json; charset=utf-8').send(pageJson(page));
+    return reply.code(200).type('application/json; charset=utf-8').send(queuePageReply(page));
   });
 
   app.get('/v1/sessions/:session/tool-results/:call_id', { config: { scope: 'consume' } }, async (request, reply) => {
@@ -59,7 +41,7 @@ export function queueRoutes(app: FastifyInstance, ctx: AppContext): void {
     const entry = await store.toolResult(session, callId);
     if (!entry) throw new HorologiumError('RESULT_NOT_FOUND', `Session ${session} has no stored result for call_id ${callId} (never posted, or removed by retention).`);
     // The result's JSON text as stored: the bytes the model route holds.
-    return reply.code(200).type('application/json; charset=utf-8').header('x-horologium-queue-seq', String(entry.queueSeq)).send(entry.resultJson);
+    return reply.code(200).type('application/json; charset=utf-8').header('x-horologium-queue-seq', String(entry.queueSeq)).send(entry.result);
   });
 
   app.post('/v1/sessions/:session/queue/ack', { config: { scope: 'consume' } }, async (request, reply) => {

@@ -21,6 +21,7 @@ import type {
   StartCallInput,
   StartCallOutcome,
   StartedCall,
+  StoredQueueEntry,
   SweepPolicy,
   SweepResult,
 } from './types.js';
@@ -274,6 +275,12 @@ function queueEntryOf(input: CompleteCallInput, started: StartedCall | undefined
     isError: input.isError,
     receivedAt: new Date(now * 1000).toISOString(),
   };
+}
+
+/** An entry as read back, for the backends that keep the written form (memory, and redis as JSON). */
+export function storedEntry(entry: QueueEntry): StoredQueueEntry {
+  const { resultJson, ...rest } = entry;
+  return { ...rest, result: Buffer.from(resultJson) };
 }
 
 function roundMicros(seconds: number): number {

@@ -3,7 +3,7 @@
  * apply synchronously, which makes each of them trivially atomic and ordered.
  */
 import { randomUUID } from 'node:crypto';
-import { ack, EMPTY_HEADS, incarnationEpoch, Ledger, openCallsOf, type CallRecord, type Clock, type LedgerTx, type SessionHeads } from './ledger.js';
+import { ack, EMPTY_HEADS, incarnationEpoch, Ledger, openCallsOf, storedEntry, type CallRecord, type Clock, type LedgerTx, type SessionHeads } from './ledger.js';
 import { Listeners, localFeed } from './listeners.js';
 import { byActivity, decodeCursor, encodeCursor, isAfter } from './session-cursor.js';
 import type {
@@ -17,6 +17,7 @@ import type {
   KeyedEventOutcome,
   QueueEntry,
   QueuePage,
+  StoredQueueEntry,
   SessionList,
   SessionListQuery,
   SessionSummary,
@@ -86,17 +87,17 @@ export class MemoryStore implements Store, LedgerTx {
     // The queue holds consecutive queueSeqs from its first (retention removes only a prefix).
     const first = state?.queue[0]?.queueSeq ?? 1;
     const skip = Math.max(0, from + 1 - first);
-    const entries = state ? state.queue.slice(skip, skip + limit) : [];
+    const entries = state ? state.queue.slice(skip, skip + limit).map(storedEntry) : [];
     return { session, committed: heads.committed, head: heads.queueHead, oldest: state?.queue[0]?.queueSeq ?? 0, entries };
   }
 
-  async toolResult(session: string, callId: string): Promise<QueueEntry | undefined> {
+  async toolResult(session: string, callId: string): Promise<StoredQueueEntry | undefined> {
     const state = this.sessions.get(session);
     const queueSeq = state?.calls.get(callId)?.completed?.queueSeq;
     if (!state || !queueSeq) return undefined;
     // Consecutive queueSeqs from the first kept (retention removes only a prefix), as readQueue reads them.
     const entry = state.queue[queueSeq - (state.queue[0]?.queueSeq ?? 1)];
-    return entry?.queueSeq === queueSeq ? entry : undefined;
+    return entry?.queueSeq === queueSeq ? storedEntry(entry) : undefined;
   }
 
   async ack(session: string, through: number): Promise<AckOutcome> {

@@ -22,7 +22,7 @@ import { randomUUID } from 'node:crypto';
 import type { ChainableCommander, Redis } from 'ioredis';
 import { ChannelInterest, confirmedWithin } from './channel-interest.js';
 import { composeEvent, composeToolStarting, frameOf, type ComposedEvent } from '../wire/event-composer.js';
-import { completion, eventKeyRecord, keyedEventRepeat, openCallsOf, stampOf, startedCall, startRepeat, systemClock, type CallRecord, type Clock } from './ledger.js';
+import { completion, eventKeyRecord, keyedEventRepeat, openCallsOf, stampOf, startedCall, startRepeat, storedEntry, systemClock, type CallRecord, type Clock } from './ledger.js';
 import { waitAtMost } from '../common/wait-at-most.js';
 import { Listeners } from './listeners.js';
 import { redisConnections } from './redis-connections.js';
@@ -43,6 +43,7 @@ import {
   type EventRecord,
   type QueueEntry,
   type QueuePage,
+  type StoredQueueEntry,
   type SessionList,
   type SessionListQuery,
   type SessionSummary,
@@ -370,16 +371,16 @@ export class RedisStore implements Store {
   async readQueue(session: string, after: number | undefined, limit: number): Promise<QueuePage> {
     const k = keys(session);
     const reply = await this.call(() => this.redis.hReadQueue(k.heads, k.events, k.queue, k.calls, after === undefined ? '' : String(after), limit, randomUUID(), k.channel, session));
-    const entries = pairs(reply, 3).map(([queueSeq, json]): QueueEntry => ({ queueSeq, ...(JSON.parse(json) as Omit<QueueEntry, 'queueSeq'>) }));
+    const entries = pairs(reply, 3).map(([queueSeq, json]) => storedEntry({ queueSeq, ...(JSON.parse(json) as Omit<QueueEntry, 'queueSeq'>) }));
     return { session, committed: Number(reply[0]), head: Number(reply[1]), oldest: Number(reply[2]), entries };
   }
 
-  async toolResult(session: string, callId: string): Promise<QueueEntry | undefined> {
+  async toolResult(session: string, callId: string): Promise<StoredQueueEntry | undefined> {
     const k = keys(session);
     const queueSeq = await this.call(() => this.redis.hget(k.calls, `cq\n${callId}`));
     if (!queueSeq) return undefined;
     const json = await this.call(() => this.redis.hget(k.queue, queueSeq));
-    return json ? { queueSeq: Number(queueSeq), ...(JSON.parse(json) as Omit<QueueEntry, 'queueSeq'>) } : undefined;
+    return json ? storedEntry({ queueSeq: Number(queueSeq), ...(JSON.parse(json) as Omit<QueueEntry, 'queueSeq'>) }) : undefined;
   }
 
   /**

@@ -7,14 +7,15 @@ import type Database from 'better-sqlite3';
 import type { CallRecord, SessionHeads } from './ledger.js';
 import { decodeCursor, encodeCursor } from './session-cursor.js';
 import { headsOf, headsReader, nextEpochReader, openForReading, type HeadsRow } from './sqlite-schema.js';
-import type { EventPage, QueueEntry, QueuePage, SessionList, SessionListQuery, SessionSummary } from './types.js';
+import type { EventPage, QueuePage, SessionList, SessionListQuery, SessionSummary, StoredQueueEntry } from './types.js';
 
 interface QueueRow {
   queue_seq: number;
   call_id: string;
   name: string;
   args: string | null;
-  result: string;
+  /** The stored text's bytes (selected CAST AS BLOB: no JS string is made of it). */
+  result: Buffer;
   execution_time: string;
   is_error: number;
   received_at: string;
@@ -82,7 +83,7 @@ export class SqliteReader {
     };
   }
 
-  toolResult(session: string, callId: string): QueueEntry | undefined {
+  toolResult(session: string, callId: string): StoredQueueEntry | undefined {
     const row = this.st.callRecord.get(session, callId) as { record: string } | undefined;
     const queueSeq = row ? (JSON.parse(row.record) as CallRecord).completed?.queueSeq : undefined;
     if (!queueSeq) return undefined;
@@ -142,13 +143,13 @@ export class SqliteReader {
   }
 }
 
-function queueEntry(r: QueueRow): QueueEntry {
+function queueEntry(r: QueueRow): StoredQueueEntry {
   return {
     queueSeq: r.queue_seq,
     callId: r.call_id,
     name: r.name,
     argsJson: r.args,
-    resultJson: r.result,
+    result: r.result,
     executionTimeJson: r.execution_time,
     isError: r.is_error === 1,
     receivedAt: r.received_at,
@@ -159,10 +160,10 @@ function prepare(db: Database.Database) {
   return {
     callRecord: db.prepare('SELECT record FROM calls WHERE session = ? AND call_id = ?'),
     queueEntry: db.prepare(
-      'SELECT queue_seq, call_id, name, args, result, execution_time, is_error, received_at FROM queue WHERE session = ? AND queue_seq = ?',
+      'SELECT queue_seq, call_id, name, args, CAST(result AS BLOB) AS result, execution_time, is_error, received_at FROM queue WHERE session = ? AND queue_seq = ?',
     ),
     readQueue: db.prepare(
-      `SELECT queue_seq, call_id, name, args, result, execution_time, is_error, received_at FROM queue
+      `SELECT queue_seq, call_id, name, args, CAST(result AS BLOB) AS result, execution_time, is_error, received_at FROM queue
        WHERE session = ? AND queue_seq > ? ORDER BY queue_seq LIMIT ?`,
     ),
     readEvents: db.prepare('SELECT seq, type, frame FROM events WHERE session = ? AND seq > ? ORDER BY seq LIMIT ?'),

@@ -25,7 +25,7 @@ import {
   type EventRecord,
   type KeyedEventOutcome,
   type OpenCall,
-  type QueueEntry,
+  type StoredQueueEntry,
   type QueuePage,
   type SessionList,
   type SessionListQuery,
@@ -153,7 +153,7 @@ export class SqliteStore implements Store {
     return this.openReader().readEvents(session, after, limit);
   }
 
-  async toolResult(session: string, callId: string): Promise<QueueEntry | undefined> {
+  async toolResult(session: string, callId: string): Promise<StoredQueueEntry | undefined> {
     return this.openReader().toolResult(session, callId);
   }
 

@@ -134,6 +134,7 @@ export type KeyedEventOutcome =
   | { status: 'duplicate'; eventSeq: number }
   | { status: 'conflict'; message: string };
 
+/** A queue entry as the ledger composes it and a backend writes it. */
 export interface QueueEntry {
   queueSeq: number;
   callId: string;
@@ -146,13 +147,21 @@ export interface QueueEntry {
   receivedAt: string;
 }
 
+/**
+ * A queue entry as read back: the result as the stored UTF-8 bytes of its JSON text, so that a
+ * large result goes into the reply without becoming a JS string (wire/queue-reply.ts).
+ */
+export interface StoredQueueEntry extends Omit<QueueEntry, 'resultJson'> {
+  result: Buffer;
+}
+
 export interface QueuePage {
   session: string;
   committed: number;
   head: number;
   /** queue_seq of the oldest entry still kept, 0 when none is. */
   oldest: number;
-  entries: QueueEntry[];
+  entries: StoredQueueEntry[];
 }
 
 /** One session as the sessions list shows it (its JSON is built by wire/sessions.ts). */
@@ -302,7 +311,7 @@ export interface Store {
    * The queue entry of a completed call, found by its call_id: its complete result, byte for byte;
    * undefined when the call has no result or retention has removed its entry.
    */
-  toolResult(session: string, callId: string): Promise<QueueEntry | undefined>;
+  toolResult(session: string, callId: string): Promise<StoredQueueEntry | undefined>;
   /** Moves the committed cursor forward to `through` (never back). */
   ack(session: string, through: number): Promise<AckOutcome>;
   /** Retained events with seq > after, oldest first, at most `limit`. */

@@ -50,3 +50,44 @@ t.test('agrees with JSON.parse on values', async (t) => {
   const samples = ['{"a":[1,{"b":null}],"c":"d\\"e"}', '[true,false,null,0,-1.5e-3,"\\u0000"]', '"x"', '42', '[]', '{}', '[[[[[]]]]]'];
   for (const s of samples) t.same(JSON.parse(parseJson(s).text), JSON.parse(s), s);
 });
+
+t.test('a string fault is reported where it is', async (t) => {
+  const cases: Array<[string, string]> = [
+    ['"ab\u0001c"', 'control character in string at position 3'],
+    ['"a\\n\u0002"', 'control character in string at position 4'],
+    ['{"k\\n":"v\u001f"}', 'control character in string at position 9'],
+    ['"abc', 'unterminated string at position 4'],
+    ['"a\\nb', 'unterminated string at position 5'],
+    ['"a\\"', 'unterminated string at position 4'],
+    ['"x\\"y\\', 'unterminated string at position 6'],
+    ['"a\\x"', 'invalid escape in string at position 0'],
+    ['"\\u12"', 'invalid escape in string at position 0'],
+    ['["ok\\n", "bad\\q"]', 'invalid escape in string at position 9'],
+  ];
+  for (const [bad, message] of cases) t.throws(() => parseJson(bad), { name: 'JsonSyntaxError', message }, JSON.stringify(bad));
+});
+
+t.test('random strings with every kind of escape: the canonical text is what JSON.stringify writes', async (t) => {
+  // Escapes JSON.stringify writes as they are, and ones it would write otherwise (\/, \u00e9,
+  // upper-case hex, \u000a for \n, surrogates, lone or paired), and escaped backslashes before a `u`.
+  const pieces = ['a', ' ', 'é', '😀', '\u2028', '\\"', '\\\\', '\\n', '\\t', '\\b', '\\f', '\\r', '\\u0000', '\\u001f', '\\u000b', '\\/', '\\u00e9', '\\u001F', '\\u000a', '\\u2028', '\\ud800', '\\udc00', '\\ud83d\\ude00', '\\\\u2028', '\\\\u0000', 'u00', '/'];
+  let seed = 7;
+  const random = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % n;
+  };
+  const wrong: string[] = [];
+  for (let k = 0; k < 3000; k++) {
+    const raw = `"${Array.from({ length: random(40) }, () => pieces[random(pieces.length)]).join('')}"`;
+    const expected = JSON.stringify((JSON.parse(raw) as string).toWellFormed());
+    if (parseJson(`[${raw},1]`).text !== `[${expected},1]`) wrong.push(raw);
+  }
+  t.same(wrong.slice(0, 5), [], `${wrong.length} of 3,000 differ`);
+});
+
+t.test('a long string with an escape every few characters', async (t) => {
+  const text = 'const s = "quoted";\tindented\\path\n'.repeat(30_000);
+  const doc = parseJson(`{"content":${JSON.stringify(text)},"n":12345678901234567890}`);
+  t.equal(doc.text, `{"content":${JSON.stringify(text)},"n":12345678901234567890}`);
+  t.equal(((doc.root as JsonObject).values[0] as { value: string }).value, text);
+});

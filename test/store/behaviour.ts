@@ -51,7 +51,7 @@ export function storeBehaviour(t: Test, make: StoreFactory): void {
     const queueSeqs = outcomes.filter((o) => 'queueSeq' in o).map((o) => (o as { queueSeq: number }).queueSeq);
     t.same(queueSeqs, Array.from({ length: 100 }, (_, k) => k + 1));
     const page = await store.readQueue('s', 0, 1000);
-    t.same(page.entries.map((e) => e.resultJson), Array.from({ length: 100 }, (_, k) => `{"k":${2 * k + 1}}`));
+    t.same(page.entries.map((e) => e.result.toString()), Array.from({ length: 100 }, (_, k) => `{"k":${2 * k + 1}}`));
   });
 
   t.test('idempotency by call_id', async (t) => {
@@ -157,7 +157,7 @@ export function storeBehaviour(t: Test, make: StoreFactory): void {
     const big = `{"s":"${'é😀x'.repeat(700_000)}","n":12345678901234567890123}`;
     await store.completeCall('s', result('big', big));
     const [entry] = (await store.readQueue('s', 0, 1)).entries;
-    t.equal(entry?.resultJson, big);
+    t.ok(entry?.result.equals(Buffer.from(big)), 'the stored bytes are the text\'s UTF-8 bytes');
     t.equal(entry?.executionTimeJson, 'null', 'no start and no producer time: null');
   });
 
@@ -285,7 +285,7 @@ export function storeBehaviour(t: Test, make: StoreFactory): void {
     await store.startCall('tr', { callId: 'running', name: 'grep', argsJson: null, fingerprint: 'f', args: { echo: '""', arguments: 'null' } });
     await store.appendKeyedEvent('tr', 'note', '{}', { id: 'e-1', fingerprint: 'f' });
     const entry = await store.toolResult('tr', 'big');
-    t.equal(entry?.resultJson, big, 'the stored result, byte for byte');
+    t.ok(entry?.result.equals(Buffer.from(big)), 'the stored result, byte for byte');
     t.match(entry, { queueSeq: 2, callId: 'big', name: 'tool' });
     t.equal(await store.toolResult('tr', 'running'), undefined, 'a call with no result yet');
     t.equal(await store.toolResult('tr', 'nope'), undefined, 'an unknown call_id');
