@@ -2,7 +2,9 @@
  * bench/durable-write: server CPU per durable tool result, against its two baselines in one run.
  *
  * Usage: npm run build && npx tsx bench/durable-write.ts [-- --bytes 2048 --connections 50
- *        --seconds 6 --rounds 3]   (--bytes and --connections take lists: --connections 1,4,50)
+ *        --seconds 6 --rounds 3 --baseline DIR]   (--bytes and --connections take lists: --connections 1,4,50)
+ *   --baseline DIR adds a fourth server: another build (DIR/dist/server.js, say the commit before a
+ *   change, built in a git worktree), so that a change is read against the floor and its before.
  *
  * Three servers in child processes, on loopback: the bare route (bench/bare-route.ts: Fastify
  * parses the body, replies 202), the bare durable route (bench/bare-durable-route.ts: the same,
@@ -16,7 +18,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { cpuMs, startChild, stopChild } from './children.js';
 import { listOption, median, numberOption } from './options.js';
 import { requireWrk, wrkToolResults } from './wrk.js';
@@ -25,6 +27,8 @@ const SIZES = listOption('bytes', [2048]);
 const CONNECTIONS = listOption('connections', [50]);
 const SECONDS = numberOption('seconds', 6);
 const ROUNDS = numberOption('rounds', 3);
+const baselineAt = process.argv.indexOf('--baseline');
+const baseline = baselineAt > 0 ? process.argv[baselineAt + 1] : undefined;
 
 interface Measured {
   rps: number;
@@ -50,6 +54,9 @@ const servers: Array<{ name: string; port: number; script: string[]; env: Record
   { name: 'bare route', port: 18_971, script: ['--import', 'tsx', 'bench/bare-route.ts'], env: {} },
   { name: 'bare durable route', port: 18_972, script: ['--import', 'tsx', 'bench/bare-durable-route.ts'], env: {} },
   { name: 'Horologium', port: 18_973, script: ['dist/server.js'], env: { HOROLOGIUM_STORE: process.env.BENCH_STORE ?? `sqlite:${join(dir, 'bench.db')}`, LOG_LEVEL: 'info' } },
+  ...(baseline
+    ? [{ name: `baseline build (${baseline})`, port: 18_974, script: [resolve(baseline, 'dist/server.js')], env: { HOROLOGIUM_STORE: process.env.BENCH_STORE ?? `sqlite:${join(dir, 'baseline.db')}`, LOG_LEVEL: 'info' } }]
+    : []),
 ];
 const children: ChildProcess[] = [];
 for (const s of servers) children.push(await startChild(s.script, s.env, s.port));
@@ -72,7 +79,7 @@ try {
       }
       runs++;
       const cpu = results.map((rs) => median(rs.map((r) => r.cpuUs)));
-      const [bare, floor] = cpu as [number, number, number];
+      const [bare, floor] = cpu as [number, number];
       for (const [k, s] of servers.entries()) {
         const rs = results[k] as Measured[];
         const errors = rs.reduce((a, r) => a + r.errors, 0);
@@ -82,7 +89,8 @@ try {
         );
       }
       const horologium = cpu[2] as number;
-      last = `ratio at ${bytes} B, ${connections} connections: Horologium ${(horologium / bare).toFixed(2)}x the bare route, ${(horologium / floor).toFixed(2)}x the bare durable route (server CPU per request)`;
+      const before = baseline ? `, ${(horologium / (cpu[3] as number)).toFixed(2)}x the baseline build` : '';
+      last = `ratio at ${bytes} B, ${connections} connections: Horologium ${(horologium / bare).toFixed(2)}x the bare route, ${(horologium / floor).toFixed(2)}x the bare durable route${before} (server CPU per request)`;
     }
   }
   console.log(last);

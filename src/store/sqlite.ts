@@ -6,10 +6,13 @@
  * writer is busy form one batch, and the writer commits every batch waiting for it in one
  * transaction, with one fsync. Each write's promise settles only after the commit that holds it,
  * so a 202 survives `kill -9` at any instant, and listeners hear of events only after their commit.
+ * A small batch that finds the writer thread idle is committed on this thread instead
+ * (sqlite-inline.ts), the same way: at low load the hand-over costs more than the write.
  */
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { Listeners, localFeed } from './listeners.js';
+import { InlineCommits } from './sqlite-inline.js';
 import { SqliteReader } from './sqlite-reader.js';
 import type { WriterBatch, WriterOptions, WriterReply } from './sqlite-worker.js';
 import type { WriteResult } from './sqlite-writer.js';
@@ -73,6 +76,8 @@ export class SqliteStore implements Store {
   readonly kind = 'sqlite';
   private worker: Worker | undefined;
   private reader: SqliteReader | undefined;
+  /** Commits of small batches on this thread while the writer thread is idle (off: options.inlineCommits false). */
+  private inline: InlineCommits | undefined;
   private readonly listeners = new Listeners();
   private queued: PendingWrite[] = [];
   /** Batches handed to the writer and not answered yet, oldest first, by id. */
@@ -99,6 +104,8 @@ export class SqliteStore implements Store {
 
   async open(): Promise<void> {
     const epoch = await this.startWriter();
+    // Opened after the thread has created the file and its tables.
+    if (this.options.inlineCommits !== false) this.inline = new InlineCommits(this.path, this.options.historySize);
     this.reader = new SqliteReader(this.path, epoch);
   }
 
@@ -261,17 +268,44 @@ export class SqliteStore implements Store {
     });
   }
 
-  /** Hands every queued write to the writer as one batch, unless enough batches are out. */
+  /**
+   * Commits every queued write as one batch: here when the writer thread is idle and the batch
+   * small (sqlite-inline.ts), else handed to the thread, unless enough batches are out.
+   */
   private send(): void {
     if (this.queued.length === 0 || !this.worker || this.inFlight.size >= MAX_BATCHES_IN_FLIGHT) return;
-    const id = this.nextBatchId++;
     const batch = this.queued;
     this.queued = [];
+    const ops = batch.map((w) => w.op);
+    if (this.inFlight.size === 0 && this.inline?.takes(ops)) {
+      this.commitHere(batch, ops);
+      return;
+    }
+    const id = this.nextBatchId++;
     this.inFlight.set(id, batch);
     this.sentAt.set(id, performance.now());
     // Referenced while a batch is out, so that a pending write keeps the process alive.
     this.worker.ref();
-    this.worker.postMessage({ id, ops: batch.map((w) => w.op) });
+    this.worker.postMessage({ id, ops });
+  }
+
+  /** Applies a batch on this thread (the writer thread is idle): settled as a reply from it would be. */
+  private commitHere(batch: PendingWrite[], ops: WriteOp[]): void {
+    const started = performance.now();
+    let results: WriteResult[];
+    try {
+      results = (this.inline as InlineCommits).apply(ops);
+    } catch (error) {
+      this.commitFailure = (error as Error).message;
+      const failure = new StoreUnavailableError(`sqlite commit failed: ${this.commitFailure}`);
+      for (const write of batch) write.reject(failure);
+      this.notifyIdle();
+      return;
+    }
+    this.commitFailure = undefined;
+    this.options.telemetry?.committed(batch.length, (performance.now() - started) / 1000);
+    this.announce(batch, results);
+    this.notifyIdle();
   }
 
   /** A commit of a probe write alone: does the backend take writes again? */
@@ -353,6 +387,7 @@ export class SqliteStore implements Store {
       worker.postMessage('close');
       await exited;
     }
+    this.inline?.close();
     this.reader?.close();
   }
 }

@@ -361,6 +361,11 @@ export interface StoreOptions {
    * a replica loses no acknowledged write (HOROLOGIUM_REDIS_WAIT_REPLICAS; 0 by default).
    */
   waitReplicas?: number;
+  /**
+   * sqlite: commit a small batch on the main thread when the writer thread is idle (the default:
+   * cheaper at low load, the same commit). false keeps every commit on the writer thread.
+   */
+  inlineCommits?: boolean;
 }
 
 /**

@@ -19,6 +19,62 @@ storeBehaviour(t, async (t, options) => {
   return { store: await open(), reopen: open };
 });
 
+t.test('every commit on the writer thread (inline commits off)', async (t) => {
+  storeBehaviour(t, async (t, options) => {
+    const path = join(tempDir(t), 'nested', 'store.db');
+    const open = async (): Promise<Store> => {
+      const store = new SqliteStore(path, { ...options, inlineCommits: false });
+      await store.open();
+      t.teardown(() => store.close());
+      return store;
+    };
+    return { store: await open(), reopen: open };
+  });
+});
+
+t.test('batches are committed here while the thread is idle and by the thread under load, in one order', async (t) => {
+  const path = join(tempDir(t), 'both.db');
+  const committed: number[] = [];
+  const store = new SqliteStore(path, { historySize: 10_000, telemetry: { committed: (writes) => committed.push(writes), trouble: () => {}, received: () => {} } });
+  await store.open();
+  t.teardown(() => store.close());
+  const writer = store as unknown as { worker: Worker; inline: { apply: (ops: unknown[]) => unknown } };
+  let here = 0;
+  const apply = writer.inline.apply.bind(writer.inline);
+  writer.inline.apply = (ops) => {
+    here++;
+    return apply(ops);
+  };
+  let thread = 0;
+  const post = writer.worker.postMessage.bind(writer.worker);
+  writer.worker.postMessage = (message: unknown) => {
+    if (typeof message === 'object') thread++;
+    post(message);
+  };
+  // One at a time: each finds the thread idle.
+  for (let k = 0; k < 20; k++) await store.completeCall('s', result(`one-${k}`, String(k)));
+  t.equal(here, 20, 'one write at a time: every commit on this thread');
+  t.equal(thread, 0);
+  // A big result goes to the thread even when it is idle (it would hold the event loop); the
+  // small writes that come while it is out go to the thread too, then the thread is idle again.
+  const writes: Array<Promise<unknown>> = [store.completeCall('s', result('big', `"${'x'.repeat(300_000)}"`))];
+  for (let k = 0; k < 50; k++) {
+    writes.push(store.completeCall('s', result(`during-${k}`, String(k))));
+    if (k % 10 === 9) await new Promise((resolve) => setImmediate(resolve));
+  }
+  const outcomes = (await Promise.all(writes)) as Array<{ queueSeq: number }>;
+  t.ok(thread >= 2, `the big result and the writes during it: committed by the thread (${thread} batches)`);
+  t.same(outcomes.map((o) => o.queueSeq), Array.from({ length: 51 }, (_, k) => 21 + k), 'queue_seqs in submission order, no gap');
+  const hereBefore = here;
+  for (let k = 0; k < 5; k++) await store.completeCall('s', result(`after-${k}`, String(k)));
+  t.equal(here, hereBefore + 5, 'the thread idle again: commits here again');
+  const page = await store.readQueue('s', 0, 1000);
+  t.same(page.entries.map((e) => e.queueSeq), Array.from({ length: 76 }, (_, k) => k + 1), 'every entry, in order');
+  const events = await store.readEvents('s', 0, 1000);
+  t.same(events.events.map((e) => e.seq), Array.from({ length: 76 }, (_, k) => k + 1), 'every event, in order');
+  t.equal(committed.reduce((a, n) => a + n, 0), 76, 'every write was committed once');
+});
+
 t.test('one failing write in a batch rolls back alone', async (t) => {
   // The production path: one batch applied as the writer thread applies it (SqliteWriter.apply),
   // its middle write made to fail inside SQLite (a NOT NULL column given null).

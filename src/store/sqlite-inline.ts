@@ -1,0 +1,77 @@
+/**
+ * Commits on the main thread while the writer thread is idle (sqlite.ts). At one or a few
+ * connections each batch holds one to a few writes, and handing it to the writer thread costs more
+ * than the write: two thread wake-ups, a copy each way, and the main thread woken again for the
+ * reply (bench/durable-write.ts: ~0.65x the server CPU per result at 4 connections). So a small
+ * batch that finds the thread idle is applied here, by a second SqliteWriter on the same file,
+ * with the same transaction, the same synchronous=FULL commit and the same results.
+ *
+ * The two writers never overlap: a batch is applied here only when no batch is out to the thread,
+ * and nothing is handed to the thread while one is applied here (it is synchronous). Under load
+ * the thread is always busy and every batch goes to it, as before.
+ *
+ * What stays on the thread: sweeps and deletions (they may touch many rows), and batches with
+ * much text to write, which would hold the event loop (streams, heartbeats, other requests) for
+ * longer than a commit's fsync. A commit here that takes longer than SLOW_COMMIT_MS (a disk that
+ * has become slow) sends every batch to the thread for PAUSE_AFTER_SLOW_MS, so a stalling disk
+ * stalls the writes, not the server.
+ */
+import { SqliteWriter, type WriteResult } from './sqlite-writer.js';
+import type { WriteOp } from './types.js';
+
+/** Text (UTF-16 units) a batch may carry and still be committed here. */
+const MAX_INLINE_CHARS = 256 * 1024;
+const SLOW_COMMIT_MS = 20;
+const PAUSE_AFTER_SLOW_MS = 10_000;
+
+/** The text a write carries into the file, roughly: what its commit costs grows with. */
+function textOf(op: WriteOp): number {
+  switch (op.kind) {
+    case 'complete':
+      return op.input.resultJson.length + (op.input.argsJson?.length ?? 0) + op.input.completed.previewJson.length;
+    case 'start':
+      return (op.input.argsJson?.length ?? 0) + op.input.args.echo.length;
+    case 'event':
+    case 'keyedEvent':
+      return op.dataJson.length;
+    case 'ack':
+      return 0;
+    case 'sweep':
+    case 'delete':
+      return Infinity;
+  }
+}
+
+export class InlineCommits {
+  private readonly writer: SqliteWriter;
+  private pausedUntil = 0;
+
+  constructor(path: string, historySize: number) {
+    this.writer = new SqliteWriter(path, historySize);
+  }
+
+  /** Whether `ops` may be committed here now (the caller has checked that the thread is idle). */
+  takes(ops: readonly WriteOp[]): boolean {
+    if (performance.now() < this.pausedUntil) return false;
+    let chars = 0;
+    for (const op of ops) {
+      chars += textOf(op);
+      if (chars > MAX_INLINE_CHARS) return false;
+    }
+    return true;
+  }
+
+  /** Applies `ops` in one transaction, as the writer thread would; throws when the commit fails. */
+  apply(ops: readonly WriteOp[]): WriteResult[] {
+    const started = performance.now();
+    try {
+      return this.writer.apply(ops);
+    } finally {
+      if (performance.now() - started > SLOW_COMMIT_MS) this.pausedUntil = performance.now() + PAUSE_AFTER_SLOW_MS;
+    }
+  }
+
+  close(): void {
+    this.writer.close();
+  }
+}
