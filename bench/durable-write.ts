@@ -54,6 +54,10 @@ const servers: Array<{ name: string; port: number; script: string[]; env: Record
   { name: 'bare route', port: 18_971, script: ['--import', 'tsx', 'bench/bare-route.ts'], env: {} },
   { name: 'bare durable route', port: 18_972, script: ['--import', 'tsx', 'bench/bare-durable-route.ts'], env: {} },
   { name: 'Horologium', port: 18_973, script: ['dist/server.js'], env: { HOROLOGIUM_STORE: process.env.BENCH_STORE ?? `sqlite:${join(dir, 'bench.db')}`, LOG_LEVEL: 'info' } },
+  // BENCH_SECOND_LOG_LEVEL=warn: the same build again without its request lines, to read what they cost.
+  ...(process.env.BENCH_SECOND_LOG_LEVEL
+    ? [{ name: `Horologium, LOG_LEVEL=${process.env.BENCH_SECOND_LOG_LEVEL}`, port: 18_975, script: ['dist/server.js'], env: { HOROLOGIUM_STORE: `sqlite:${join(dir, 'second.db')}`, LOG_LEVEL: process.env.BENCH_SECOND_LOG_LEVEL } }]
+    : []),
   ...(baseline
     ? [{ name: `baseline build (${baseline})`, port: 18_974, script: [resolve(baseline, 'dist/server.js')], env: { HOROLOGIUM_STORE: process.env.BENCH_STORE ?? `sqlite:${join(dir, 'baseline.db')}`, LOG_LEVEL: 'info' } }]
     : []),
@@ -89,7 +93,7 @@ try {
         );
       }
       const horologium = cpu[2] as number;
-      const before = baseline ? `, ${(horologium / (cpu[3] as number)).toFixed(2)}x the baseline build` : '';
+      const before = baseline ? `, ${(horologium / (cpu[cpu.length - 1] as number)).toFixed(2)}x the baseline build` : '';
       last = `ratio at ${bytes} B, ${connections} connections: Horologium ${(horologium / bare).toFixed(2)}x the bare route, ${(horologium / floor).toFixed(2)}x the bare durable route${before} (server CPU per request)`;
     }
   }

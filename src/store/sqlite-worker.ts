@@ -7,7 +7,8 @@
  * batch waiting for it into one transaction (group commit does not wait for the main thread to
  * gather the next batch), then answers `{ ids, results }` once it has committed: the batches it
  * held, in order, and their results, flattened in the same order. `{ ids, failed }` when the
- * transaction could not commit. `'close'` closes the file and ends the thread. At start:
+ * transaction could not commit. `'checkpoint'` copies the WAL into the file (for the commits the main
+ * thread made itself, sqlite-inline.ts); it has no reply. `'close'` closes the file and ends the thread. At start:
  * `{ ready: epoch }`, or `{ openFailed }`.
  */
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
@@ -27,7 +28,7 @@ export type WriterReply =
 
 /** A batch of writes; `probe` asks for a readiness probe write in its transaction (sqlite-writer.ts). */
 export type WriterBatch = { id: number; ops: WriteOp[]; probe?: true };
-type WriterMessage = WriterBatch | 'close';
+type WriterMessage = WriterBatch | 'checkpoint' | 'close';
 
 const port = parentPort;
 if (!port) throw new Error('sqlite-worker.ts runs as a worker thread of the sqlite store');
@@ -50,6 +51,10 @@ port.on('message', (first: WriterMessage) => {
       closing = true;
       break;
     }
+    if (message === 'checkpoint') {
+      checkpoint();
+      continue;
+    }
     batches.push(message);
   }
   if (batches.length > 0) commit(batches);
@@ -58,6 +63,15 @@ port.on('message', (first: WriterMessage) => {
     port.close();
   }
 });
+
+function checkpoint(): void {
+  try {
+    writer?.checkpoint();
+  } catch (error) {
+    // A failed checkpoint loses nothing (the WAL keeps every commit); the next one tries again.
+    process.emitWarning(`sqlite checkpoint failed: ${(error as Error).message}`);
+  }
+}
 
 function commit(batches: WriterBatch[]): void {
   const ids = batches.map((b) => b.id);

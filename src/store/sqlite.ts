@@ -105,7 +105,7 @@ export class SqliteStore implements Store {
   async open(): Promise<void> {
     const epoch = await this.startWriter();
     // Opened after the thread has created the file and its tables.
-    if (this.options.inlineCommits !== false) this.inline = new InlineCommits(this.path, this.options.historySize);
+    if (this.options.inlineCommits !== false) this.inline = new InlineCommits(this.path, this.options.historySize, () => this.worker?.postMessage('checkpoint'));
     this.reader = new SqliteReader(this.path, epoch);
   }
 
@@ -269,18 +269,22 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Commits every queued write as one batch: here when the writer thread is idle and the batch
-   * small (sqlite-inline.ts), else handed to the thread, unless enough batches are out.
+   * Commits every queued write as one batch: a small batch here (sqlite-inline.ts), once the writer
+   * thread has no batch (until then it waits: settle() calls send() again); any other handed to
+   * the thread, unless enough batches are out.
    */
   private send(): void {
     if (this.queued.length === 0 || !this.worker || this.inFlight.size >= MAX_BATCHES_IN_FLIGHT) return;
-    const batch = this.queued;
-    this.queued = [];
-    const ops = batch.map((w) => w.op);
-    if (this.inFlight.size === 0 && this.inline?.takes(ops)) {
+    const ops = this.queued.map((w) => w.op);
+    if (this.inline?.takes(ops)) {
+      if (this.inFlight.size > 0) return;
+      const batch = this.queued;
+      this.queued = [];
       this.commitHere(batch, ops);
       return;
     }
+    const batch = this.queued;
+    this.queued = [];
     const id = this.nextBatchId++;
     this.inFlight.set(id, batch);
     this.sentAt.set(id, performance.now());
