@@ -16,9 +16,11 @@
  *
  * What stays on the thread: sweeps and deletions (they may touch many rows), batches with much
  * text to write, which would hold the event loop (streams, heartbeats, other requests) for longer
- * than a commit's fsync, and the WAL checkpoints (copying the WAL into the file): this connection
- * never checkpoints, and asks the thread to after every CHECKPOINT_AFTER_COMMITS commits here. A
- * commit here that takes longer than SLOW_COMMIT_MS (a disk that has become slow) sends every
+ * than a commit's fsync. WAL checkpoints run where SQLite runs them, in the commit that passes 1,000
+ * pages of WAL, here too: leaving them to the thread (a PASSIVE checkpoint asked for every 64 or 128
+ * commits) was measured 1.35x and 1.94x the CPU per result at one connection, most likely because a
+ * checkpoint that runs beside a stream of commits does not finish before the next commit, so the
+ * WAL does not start over and commits keep extending the file. A commit here that takes longer than SLOW_COMMIT_MS (a disk that has become slow) sends every
  * batch to the thread for PAUSE_AFTER_SLOW_MS, so a stalling disk stalls the writes, not the server.
  */
 import { SqliteWriter, type WriteResult } from './sqlite-writer.js';
@@ -26,17 +28,9 @@ import type { WriteOp } from './types.js';
 
 /** Text (UTF-16 units) a batch may carry and still be committed here. */
 const MAX_INLINE_CHARS = 256 * 1024;
-const SLOW_COMMIT_MS = 25;
+/** Above a checkpoint's usual time, so that only a disk that stalls trips it. */
+const SLOW_COMMIT_MS = 50;
 const PAUSE_AFTER_SLOW_MS = 2_000;
-/**
- * A checkpoint is asked for after this many commits here, or this much text, whichever comes
- * first: a commit logs at least one 16 KiB page per b-tree it touches (about 9 for one result), so
- * 64 commits are about the 1,000 pages after which SQLite would checkpoint on its own. A WAL left to
- * grow makes every commit and read slower (measured: 1.7x the CPU per result at 4 connections).
- */
-const CHECKPOINT_AFTER_COMMITS = 64;
-const CHECKPOINT_AFTER_CHARS = 8 * 1024 * 1024;
-
 /** The text a write carries into the file, roughly: what its commit costs grows with. */
 function textOf(op: WriteOp): number {
   switch (op.kind) {
@@ -58,17 +52,9 @@ function textOf(op: WriteOp): number {
 export class InlineCommits {
   private readonly writer: SqliteWriter;
   private pausedUntil = 0;
-  /** Commits and text here since the last checkpoint was asked for. */
-  private commitsSinceCheckpoint = 0;
-  private charsSinceCheckpoint = 0;
 
-  /** `checkpoint` asks the writer thread for a WAL checkpoint. */
-  constructor(
-    path: string,
-    historySize: number,
-    private readonly checkpoint: () => void,
-  ) {
-    this.writer = new SqliteWriter(path, historySize, false);
+  constructor(path: string, historySize: number) {
+    this.writer = new SqliteWriter(path, historySize);
   }
 
   /** Whether `ops` should be committed here (now, or once the thread has finished its batches). */
@@ -94,13 +80,6 @@ export class InlineCommits {
       return this.writer.apply(ops);
     } finally {
       if (performance.now() - started > SLOW_COMMIT_MS) this.pausedUntil = performance.now() + PAUSE_AFTER_SLOW_MS;
-      this.commitsSinceCheckpoint++;
-      for (const op of ops) this.charsSinceCheckpoint += textOf(op);
-      if (this.commitsSinceCheckpoint >= CHECKPOINT_AFTER_COMMITS || this.charsSinceCheckpoint >= CHECKPOINT_AFTER_CHARS) {
-        this.commitsSinceCheckpoint = 0;
-        this.charsSinceCheckpoint = 0;
-        this.checkpoint();
-      }
     }
   }
 

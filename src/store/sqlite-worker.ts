@@ -7,8 +7,7 @@
  * batch waiting for it into one transaction (group commit does not wait for the main thread to
  * gather the next batch), then answers `{ ids, results }` once it has committed: the batches it
  * held, in order, and their results, flattened in the same order. `{ ids, failed }` when the
- * transaction could not commit. `'checkpoint'` copies the WAL into the file (for the commits the main
- * thread made itself, sqlite-inline.ts); it has no reply. `'close'` closes the file and ends the thread. At start:
+ * transaction could not commit. `'close'` closes the file and ends the thread. At start:
  * `{ ready: epoch }`, or `{ openFailed }`.
  */
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
@@ -28,7 +27,7 @@ export type WriterReply =
 
 /** A batch of writes; `probe` asks for a readiness probe write in its transaction (sqlite-writer.ts). */
 export type WriterBatch = { id: number; ops: WriteOp[]; probe?: true };
-type WriterMessage = WriterBatch | 'checkpoint' | 'close';
+type WriterMessage = WriterBatch | 'close';
 
 const port = parentPort;
 if (!port) throw new Error('sqlite-worker.ts runs as a worker thread of the sqlite store');
@@ -51,10 +50,6 @@ port.on('message', (first: WriterMessage) => {
       closing = true;
       break;
     }
-    if (message === 'checkpoint') {
-      checkpoint();
-      continue;
-    }
     batches.push(message);
   }
   if (batches.length > 0) commit(batches);
@@ -63,15 +58,6 @@ port.on('message', (first: WriterMessage) => {
     port.close();
   }
 });
-
-function checkpoint(): void {
-  try {
-    writer?.checkpoint();
-  } catch (error) {
-    // A failed checkpoint loses nothing (the WAL keeps every commit); the next one tries again.
-    process.emitWarning(`sqlite checkpoint failed: ${(error as Error).message}`);
-  }
-}
 
 function commit(batches: WriterBatch[]): void {
   const ids = batches.map((b) => b.id);

@@ -33,14 +33,8 @@ export class SqliteWriter {
   private writeHeads = new Map<string, SessionHeads>();
   private writeTrims = new Map<string, number>();
 
-  /**
-   * `checkpoints: false` leaves WAL checkpoints to another connection (the writer thread's, told by
-   * `checkpoint()`): the main thread's writer (sqlite-inline.ts) must not copy the WAL into the
-   * file in the middle of a request.
-   */
-  constructor(path: string, historySize: number, checkpoints = true) {
+  constructor(path: string, historySize: number) {
     const { db, epoch } = openForWriting(path);
-    if (!checkpoints) db.pragma('wal_autocheckpoint = 0');
     this.db = db;
     this.epoch = epoch;
     this.ledger = new Ledger(historySize);
@@ -51,11 +45,6 @@ export class SqliteWriter {
 
   close(): void {
     if (this.db.open) this.db.close();
-  }
-
-  /** Copies what the WAL holds into the file as far as readers allow, never waiting for a writer. */
-  checkpoint(): void {
-    this.db.pragma('wal_checkpoint(PASSIVE)');
   }
 
   /**

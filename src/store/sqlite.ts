@@ -105,7 +105,7 @@ export class SqliteStore implements Store {
   async open(): Promise<void> {
     const epoch = await this.startWriter();
     // Opened after the thread has created the file and its tables.
-    if (this.options.inlineCommits !== false) this.inline = new InlineCommits(this.path, this.options.historySize, () => this.worker?.postMessage('checkpoint'));
+    if (this.options.inlineCommits !== false) this.inline = new InlineCommits(this.path, this.options.historySize);
     this.reader = new SqliteReader(this.path, epoch);
   }
 

@@ -40,7 +40,7 @@ t.test('batches are committed here while the thread is idle and by the thread un
   await store.open();
   t.teardown(() => store.close());
   const writer = store as unknown as { worker: Worker; inline: { apply: (ops: unknown[]) => unknown; paused: () => boolean } };
-  // A commit slower than 25 ms (a loaded CI machine) would send batches to the thread for 2 s;
+  // A commit slower than 50 ms (a loaded CI machine) would send batches to the thread for 2 s;
   // that rule has its own test below.
   writer.inline.paused = () => false;
   let here = 0;
@@ -133,8 +133,8 @@ t.test('a writer thread that stops is replaced: writes get 503 meanwhile, then r
   t.same((await store.readEvents('s', 0, 10)).events.map((e) => e.seq), [1, 2]);
 });
 
-t.test('a slow commit on the main thread sends every batch to the thread for 2 s', async (t) => {
-  const inline = new InlineCommits(join(tempDir(t), 'slow.db'), 10, () => {});
+t.test('a commit over 50 ms on the main thread sends every batch to the thread for 2 s', async (t) => {
+  const inline = new InlineCommits(join(tempDir(t), 'slow.db'), 10);
   t.teardown(() => inline.close());
   const small = [{ kind: 'event', session: 's', type: 'note', dataJson: '{}' }] as const;
   t.equal(inline.takes(small), true);
@@ -143,36 +143,19 @@ t.test('a slow commit on the main thread sends every batch to the thread for 2 s
   const writer = (inline as unknown as { writer: { apply: (ops: unknown) => unknown } }).writer;
   const apply = writer.apply.bind(writer);
   writer.apply = (ops) => {
-    const until = performance.now() + 40;
-    while (performance.now() < until); // a disk that takes 40 ms to commit
+    const until = performance.now() + 70;
+    while (performance.now() < until); // a disk that takes 70 ms to commit
     return apply(ops);
   };
   inline.apply(small);
-  t.equal(inline.takes(small), false, 'after a 40 ms commit: the thread\'s');
+  t.equal(inline.takes(small), false, 'after a 70 ms commit: the thread\'s');
   await new Promise((resolve) => setTimeout(resolve, 2100));
   t.equal(inline.takes(small), true, '2 s later: here again');
   t.equal(inline.takes([{ kind: 'delete', session: 's' }]), false, 'a deletion: always the thread\'s');
   t.equal(inline.takes([{ kind: 'event', session: 's', type: 'note', dataJson: `"${'x'.repeat(300_000)}"` }]), false, 'a large batch: the thread\'s');
 });
 
-t.test('the main thread\'s writer never checkpoints; it asks the thread to after every 64 commits', async (t) => {
-  const path = join(tempDir(t), 'ask.db');
-  let asked = 0;
-  const inline = new InlineCommits(path, 10, () => asked++);
-  t.teardown(() => inline.close());
-  const walSize = () => statSync(`${path}-wal`).size;
-  const commit = (k: number) => inline.apply([{ kind: 'complete', session: 's', input: result(`c${k}`, `"${'z'.repeat(2000)}"`) }]);
-  for (let k = 0; k < 63; k++) commit(k);
-  t.equal(asked, 0, '63 commits: not yet');
-  commit(63);
-  t.equal(asked, 1, 'the 64th commit asks for one');
-  for (let k = 64; k < 130; k++) commit(k);
-  t.equal(asked, 2, 'and the 128th');
-  // SQLite's own checkpoint (every 1,000 pages) would have the WAL start over from its beginning.
-  t.ok(walSize() > 1000 * 16_384, `no checkpoint of its own: the WAL grew past 1,000 pages (${walSize()} bytes)`);
-});
-
-t.test('what the main thread commits reaches the file through the thread\'s checkpoints', async (t) => {
+t.test('what the main thread commits reaches the file (its checkpoints)', async (t) => {
   const path = join(tempDir(t), 'wal.db');
   const store = new SqliteStore(path, { historySize: 10 });
   await store.open();
