@@ -42,10 +42,10 @@ async function post(session: string, callId: string, body: string): Promise<void
   if (res.status !== 202) throw new Error(`post: ${res.status} ${await res.text()}`);
 }
 
-async function throughput(bytes: number, count: number): Promise<number> {
+async function throughput(tag: string, bytes: number, count: number): Promise<number> {
   const body = result(bytes);
   const started = performance.now();
-  for (let k = 0; k < count; k++) await post(`big-${bytes}`, `c${k}`, body);
+  for (let k = 0; k < count; k++) await post(`big-${bytes}-${tag}`, `c${k}`, body);
   return (body.length * count) / 1e6 / ((performance.now() - started) / 1000);
 }
 
@@ -76,13 +76,15 @@ async function round(script: string): Promise<Round> {
   const child = await startChild([script], { HOROLOGIUM_STORE: process.env.BENCH_STORE ?? `sqlite:${join(dir, `${randomUUID()}.db`)}`, LOG_LEVEL: 'warn' }, PORT);
   try {
     const pid = child.pid as number;
-    const mb1 = await throughput(1024 * 1024, 20);
-    const mb8 = await throughput(8 * 1024 * 1024, 5);
-    await post('read-8m', 'c1', result(8 * 1024 * 1024));
-    const read8 = await readCost(pid, '/v1/sessions/read-8m/queue?limit=1', '"queue_seq":1');
+    // Sessions of this round's own: with BENCH_STORE=redis://… every round shares one Redis.
+    const tag = randomUUID().slice(0, 8);
+    const mb1 = await throughput(tag, 1024 * 1024, 20);
+    const mb8 = await throughput(tag, 8 * 1024 * 1024, 5);
+    await post(`read-8m-${tag}`, 'c1', result(8 * 1024 * 1024));
+    const read8 = await readCost(pid, `/v1/sessions/read-8m-${tag}/queue?limit=1`, '"queue_seq":1');
     const small = result(2048);
-    for (let k = 0; k < 1000; k += 50) await Promise.all(Array.from({ length: 50 }, (_, j) => post('page', `c${k + j}`, small)));
-    const page = await readCost(pid, '/v1/sessions/page/queue?limit=1000', '"queue_seq":1000');
+    for (let k = 0; k < 1000; k += 50) await Promise.all(Array.from({ length: 50 }, (_, j) => post(`page-${tag}`, `c${k + j}`, small)));
+    const page = await readCost(pid, `/v1/sessions/page-${tag}/queue?limit=1000`, '"queue_seq":1000');
     return { mb1, mb8, read8, page };
   } finally {
     await stopChild(child);

@@ -28,4 +28,7 @@ export const SCRIPTS = {
 export type Reply = Array<string | number | null>;
 export type Arg = string | number;
 /** The scripts as commands of a connection (defineCommand), each taking its keys then its arguments. */
-export type Scripts = { [K in keyof typeof SCRIPTS]: (...keysAndArgs: Arg[]) => Promise<Reply> };
+export type Scripts = { [K in keyof typeof SCRIPTS]: (...keysAndArgs: Arg[]) => Promise<Reply> } & {
+  /** The queue read with every bulk reply as a Buffer (ioredis's Buffer variant of the command). */
+  hReadQueueBuffer: (...keysAndArgs: Arg[]) => Promise<Array<Buffer | number | null>>;
+};

@@ -22,13 +22,14 @@ import { randomUUID } from 'node:crypto';
 import type { ChainableCommander, Redis } from 'ioredis';
 import { ChannelInterest, confirmedWithin } from './channel-interest.js';
 import { composeEvent, composeToolStarting, frameOf, type ComposedEvent } from '../wire/event-composer.js';
-import { completion, eventKeyRecord, keyedEventRepeat, openCallsOf, stampOf, startedCall, startRepeat, storedEntry, systemClock, type CallRecord, type Clock } from './ledger.js';
+import { completion, eventKeyRecord, keyedEventRepeat, openCallsOf, stampOf, startedCall, startRepeat, systemClock, type CallRecord, type Clock } from './ledger.js';
 import { waitAtMost } from '../common/wait-at-most.js';
 import { Listeners } from './listeners.js';
 import { redisConnections } from './redis-connections.js';
 import { DurabilityCheck } from './redis-durability.js';
 import { SCRIPTS, type Arg, type Reply, type Scripts } from './redis-scripts.js';
 import { SessionIndex } from './redis-index.js';
+import { decodeQueueEntry, encodeQueueEntry } from './redis-queue-entry.js';
 import { redisVersion, versionProblem } from './redis-version.js';
 import { decodeCursor, encodeCursor } from './session-cursor.js';
 import {
@@ -41,7 +42,6 @@ import {
   type OpenCall,
   type EventPage,
   type EventRecord,
-  type QueueEntry,
   type QueuePage,
   type StoredQueueEntry,
   type SessionList,
@@ -334,7 +334,7 @@ export class RedisStore implements Store {
     for (let attempt = 0; attempt < MAX_RECOMPOSE; attempt++) {
       const decided = completion(record, input, stampOf(session, this.clock()));
       if ('repeat' in decided) return decided.repeat;
-      const entry = JSON.stringify(decided.entry);
+      const entry = encodeQueueEntry(decided.entry);
       const at = Date.now();
       const reply = await this.commit(
         'hCompleteCall',
@@ -370,17 +370,19 @@ export class RedisStore implements Store {
 
   async readQueue(session: string, after: number | undefined, limit: number): Promise<QueuePage> {
     const k = keys(session);
-    const reply = await this.call(() => this.redis.hReadQueue(k.heads, k.events, k.queue, k.calls, after === undefined ? '' : String(after), limit, randomUUID(), k.channel, session));
-    const entries = pairs(reply, 3).map(([queueSeq, json]) => storedEntry({ queueSeq, ...(JSON.parse(json) as Omit<QueueEntry, 'queueSeq'>) }));
-    return { session, committed: Number(reply[0]), head: Number(reply[1]), oldest: Number(reply[2]), entries };
+    // Buffers: each entry's result goes into the reply as the bytes Redis holds (redis-queue-entry.ts).
+    const reply = await this.call(() => this.redis.hReadQueueBuffer(k.heads, k.events, k.queue, k.calls, after === undefined ? '' : String(after), limit, randomUUID(), k.channel, session));
+    const entries: StoredQueueEntry[] = [];
+    for (let at = 3; at + 1 < reply.length; at += 2) entries.push(decodeQueueEntry(Number(String(reply[at])), reply[at + 1] as Buffer));
+    return { session, committed: Number(String(reply[0])), head: Number(String(reply[1])), oldest: Number(String(reply[2])), entries };
   }
 
   async toolResult(session: string, callId: string): Promise<StoredQueueEntry | undefined> {
     const k = keys(session);
     const queueSeq = await this.call(() => this.redis.hget(k.calls, `cq\n${callId}`));
     if (!queueSeq) return undefined;
-    const json = await this.call(() => this.redis.hget(k.queue, queueSeq));
-    return json ? storedEntry({ queueSeq: Number(queueSeq), ...(JSON.parse(json) as Omit<QueueEntry, 'queueSeq'>) }) : undefined;
+    const value = await this.call(() => this.redis.hgetBuffer(k.queue, queueSeq));
+    return value ? decodeQueueEntry(Number(queueSeq), value) : undefined;
   }
 
   /**

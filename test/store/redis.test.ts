@@ -116,3 +116,27 @@ if (redisAvailable()) {
     t.match(await redis.command('EXISTS', 'horologium:sessions', 'horologium:depth'), /^:0/, 'the old keys are gone');
   });
 }
+
+if (redisAvailable()) {
+  t.test('a queue entry is kept as its header, a newline and the result as sent; one written whole as JSON (before) is still read', async (t) => {
+    const redis = await startRedis(t);
+    const store = new RedisStore(redis.url, { historySize: 100 });
+    await store.open();
+    t.teardown(() => store.close());
+    const resultJson = '{"s":"é😀\\n\\"q\\"","n":123456789012345678901234567890}';
+    await store.completeCall('fmt', result('new', resultJson));
+    const raw = await redis.command('HGET', 'horologium:{fmt}:queue', '1');
+    t.ok(raw.includes(`"callId":"new"`) && raw.endsWith(`}\n${resultJson}\r\n`), 'the header, then the result unescaped');
+    const [fresh] = (await store.readQueue('fmt', 0, 10)).entries;
+    t.ok(fresh?.result.equals(Buffer.from(resultJson)), 'read back byte for byte');
+    t.match(fresh, { queueSeq: 1, callId: 'new', name: 'tool', isError: false });
+
+    await store.completeCall('fmt', result('old', '0'));
+    const old = { callId: 'old', name: 'tool', argsJson: '{"a":1}', resultJson, executionTimeJson: '0.5', isError: true, receivedAt: '2026-12-01T00:00:00.000Z' };
+    t.match(await redis.command('HSET', 'horologium:{fmt}:queue', '2', JSON.stringify(old)), /^:0/, 'entry 2 overwritten as an older version wrote it');
+    const [, before] = (await store.readQueue('fmt', 0, 10)).entries;
+    t.ok(before?.result.equals(Buffer.from(resultJson)), 'the older form: its result byte for byte');
+    t.match(before, { queueSeq: 2, callId: 'old', argsJson: '{"a":1}', executionTimeJson: '0.5', isError: true, receivedAt: '2026-12-01T00:00:00.000Z' });
+    t.ok((await store.toolResult('fmt', 'old'))?.result.equals(Buffer.from(resultJson)), 'and by its call_id');
+  });
+}

@@ -11,7 +11,8 @@
 --                 exactly the seqs event_oldest..event_head, which check_session verifies
 --                 (heads also keep queue_fields and call_fields: how many fields the queue and
 --                 calls hashes hold, so that a lost or older copy of either is seen in O(1))
---   queue   HASH  queue_seq -> the entry as JSON (built whole in TypeScript), and
+--   queue   HASH  queue_seq -> the entry (built whole in TypeScript: its header as JSON, a newline,
+--                 the result as sent; redis-queue-entry.ts), and
 --                 "t:<queue_seq>" -> when it was received (ms), for the retention sweep
 --   calls   HASH  "s\n<call_id>" -> the started call as JSON (built whole in TypeScript),
 --                 "se\n<call_id>" -> its event seq, "c\n<call_id>" -> the result's fingerprint,
