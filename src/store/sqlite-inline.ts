@@ -1,5 +1,5 @@
 /**
- * Commits on the main thread while the writer thread is idle (sqlite.ts). At one or a few
+ * Commits on the main thread whenever the writer thread has no batch (sqlite.ts). At one or a few
  * connections each batch holds one to a few writes, and handing it to the writer thread costs more
  * than the write: two thread wake-ups, a copy each way, and the main thread woken again for the
  * reply (bench/durable-write.ts: ~0.65x the server CPU per result at 4 connections). So a small
@@ -20,7 +20,9 @@
  * pages of WAL, here too: leaving them to the thread (a PASSIVE checkpoint asked for every 64 or 128
  * commits) was measured 1.35x and 1.94x the CPU per result at one connection, most likely because a
  * checkpoint that runs beside a stream of commits does not finish before the next commit, so the
- * WAL does not start over and commits keep extending the file. A commit here that takes longer than SLOW_COMMIT_MS (a disk that has become slow) sends every
+ * WAL does not start over and commits keep extending the file.
+ *
+ * A commit here that takes longer than SLOW_COMMIT_MS (a disk that has become slow) sends every
  * batch to the thread for PAUSE_AFTER_SLOW_MS, so a stalling disk stalls the writes, not the server.
  */
 import { SqliteWriter, type WriteResult } from './sqlite-writer.js';
@@ -31,6 +33,7 @@ const MAX_INLINE_CHARS = 256 * 1024;
 /** Above a checkpoint's usual time, so that only a disk that stalls trips it. */
 const SLOW_COMMIT_MS = 50;
 const PAUSE_AFTER_SLOW_MS = 2_000;
+
 /** The text a write carries into the file, roughly: what its commit costs grows with. */
 function textOf(op: WriteOp): number {
   switch (op.kind) {
