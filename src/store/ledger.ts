@@ -277,7 +277,7 @@ function queueEntryOf(input: CompleteCallInput, started: StartedCall | undefined
   };
 }
 
-/** An entry as read back, for the backends that keep the written form (memory, and redis as JSON). */
+/** An entry as read back, from the written form (the memory store keeps it; redis entries of before). */
 export function storedEntry(entry: QueueEntry): StoredQueueEntry {
   const { resultJson, ...rest } = entry;
   return { ...rest, result: Buffer.from(resultJson) };

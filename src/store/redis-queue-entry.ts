@@ -8,6 +8,7 @@
  * Entries written before this form are one JSON text of the whole entry (no newline anywhere);
  * they are still read.
  */
+import { storedEntry } from './ledger.js';
 import type { QueueEntry, StoredQueueEntry } from './types.js';
 
 type Header = Omit<QueueEntry, 'queueSeq' | 'resultJson'>;
@@ -20,8 +21,7 @@ export function encodeQueueEntry(entry: Omit<QueueEntry, 'queueSeq'>): string {
 export function decodeQueueEntry(queueSeq: number, value: Buffer): StoredQueueEntry {
   const newline = value.indexOf(0x0a);
   if (newline < 0) {
-    const { resultJson, ...header } = JSON.parse(value.toString()) as Omit<QueueEntry, 'queueSeq'>;
-    return { queueSeq, ...header, result: Buffer.from(resultJson) };
+    return storedEntry({ queueSeq, ...(JSON.parse(value.toString()) as Omit<QueueEntry, 'queueSeq'>) });
   }
   const header = JSON.parse(value.toString('utf8', 0, newline)) as Header;
   return { queueSeq, ...header, result: value.subarray(newline + 1) };

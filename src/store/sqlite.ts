@@ -296,20 +296,30 @@ export class SqliteStore implements Store {
   /** Applies a batch on this thread (the writer thread is idle): settled as a reply from it would be. */
   private commitHere(batch: PendingWrite[], ops: WriteOp[]): void {
     const started = performance.now();
-    let results: WriteResult[];
+    let outcome: { results: WriteResult[] } | { failed: string };
     try {
-      results = (this.inline as InlineCommits).apply(ops);
+      outcome = { results: (this.inline as InlineCommits).apply(ops) };
     } catch (error) {
-      this.commitFailure = (error as Error).message;
-      const failure = new StoreUnavailableError(`sqlite commit failed: ${this.commitFailure}`);
-      for (const write of batch) write.reject(failure);
-      this.notifyIdle();
+      outcome = { failed: (error as Error).message };
+    }
+    this.concluded(batch, outcome, started);
+    this.notifyIdle();
+  }
+
+  /**
+   * One commit's end, on either thread: its writes rejected when it failed (and /readyz told), else
+   * settled and announced, and its size and time (since `since`, performance.now()) reported.
+   */
+  private concluded(writes: PendingWrite[], outcome: { results: WriteResult[] } | { failed: string }, since: number): void {
+    if ('failed' in outcome) {
+      this.commitFailure = outcome.failed;
+      const failure = new StoreUnavailableError(`sqlite commit failed: ${outcome.failed}`);
+      for (const write of writes) write.reject(failure);
       return;
     }
     this.commitFailure = undefined;
-    this.options.telemetry?.committed(batch.length, (performance.now() - started) / 1000);
-    this.announce(batch, results);
-    this.notifyIdle();
+    if (since !== Infinity && writes.length > 0) this.options.telemetry?.committed(writes.length, (performance.now() - since) / 1000);
+    this.announce(writes, outcome.results);
   }
 
   /** A commit of a probe write alone: does the backend take writes again? */
@@ -342,16 +352,8 @@ export class SqliteStore implements Store {
       this.probes.get(id)?.(!('failed' in reply));
       this.probes.delete(id);
     }
-    if ('failed' in reply) {
-      this.commitFailure = reply.failed;
-      const failure = new StoreUnavailableError(`sqlite commit failed: ${reply.failed}`);
-      for (const write of writes) write.reject(failure);
-    } else {
-      this.commitFailure = undefined;
-      // The writer joins the batches waiting for it into one transaction: one commit of them all.
-      if (firstSent !== Infinity && writes.length > 0) this.options.telemetry?.committed(writes.length, (performance.now() - firstSent) / 1000);
-      this.announce(writes, reply.results);
-    }
+    // The writer joins the batches waiting for it into one transaction: one commit of them all.
+    this.concluded(writes, reply, firstSent);
     this.send();
     if (this.inFlight.size === 0) {
       this.worker?.unref();

@@ -1,3 +1,4 @@
+import type { QueueReplyEntry, QueueReplyPage } from '../wire/queue-reply.js';
 import type { SessionSummary } from '../wire/sessions.js';
 import type { ToolCompletedFields, ToolStartingFields } from '../wire/event-composer.js';
 
@@ -134,34 +135,17 @@ export type KeyedEventOutcome =
   | { status: 'duplicate'; eventSeq: number }
   | { status: 'conflict'; message: string };
 
-/** A queue entry as the ledger composes it and a backend writes it. */
-export interface QueueEntry {
-  queueSeq: number;
-  callId: string;
-  name: string;
-  argsJson: string | null;
-  resultJson: string;
-  executionTimeJson: string;
-  isError: boolean;
-  /** ISO 8601 time the server accepted the result. */
-  receivedAt: string;
-}
-
 /**
- * A queue entry as read back: the result as the stored UTF-8 bytes of its JSON text, so that a
- * large result goes into the reply without becoming a JS string (wire/queue-reply.ts).
+ * A queue entry as read back, and a page of them, as the queue reply is built from them
+ * (wire/queue-reply.ts): the result as the stored UTF-8 bytes of its JSON text, so that a large
+ * result goes into the reply without becoming a JS string.
  */
-export interface StoredQueueEntry extends Omit<QueueEntry, 'resultJson'> {
-  result: Buffer;
-}
+export type StoredQueueEntry = QueueReplyEntry;
+export type QueuePage = QueueReplyPage;
 
-export interface QueuePage {
-  session: string;
-  committed: number;
-  head: number;
-  /** queue_seq of the oldest entry still kept, 0 when none is. */
-  oldest: number;
-  entries: StoredQueueEntry[];
+/** A queue entry as the ledger composes it and a backend writes it: its result as JSON text. */
+export interface QueueEntry extends Omit<QueueReplyEntry, 'result'> {
+  resultJson: string;
 }
 
 /** One session as the sessions list shows it (its JSON is built by wire/sessions.ts). */

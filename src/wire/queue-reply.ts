@@ -6,7 +6,7 @@
  */
 import { jsonStringLength, writeJsonString } from '../json/string-bytes.js';
 
-/** One queue entry as the reply needs it (the store's read gives these). */
+/** One queue entry as the store reads it back (store/types.ts calls it StoredQueueEntry). */
 export interface QueueReplyEntry {
   queueSeq: number;
   callId: string;
@@ -22,10 +22,12 @@ export interface QueueReplyEntry {
   receivedAt: string;
 }
 
+/** A page of the queue as the store reads it (store/types.ts calls it QueuePage). */
 export interface QueueReplyPage {
   session: string;
   committed: number;
   head: number;
+  /** queue_seq of the oldest entry still kept, 0 when none is. */
   oldest: number;
   entries: QueueReplyEntry[];
 }

@@ -1,10 +1,18 @@
 /** The shared behaviour suite on the Redis backend, against a redis-server of this test's own. */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { RedisStore } from '../../src/store/redis.js';
 import { SHARDS, shardOf } from '../../src/store/redis-index.js';
 import type { Store } from '../../src/store/types.js';
 import { redisAvailable, requireRedis, startRedis } from '../helpers/redis.js';
 import { result, storeBehaviour } from './behaviour.js';
+
+/** A store on `url` (history 100), closed at the end of the test. */
+async function openStore(t: Test, url: string): Promise<RedisStore> {
+  const store = new RedisStore(url, { historySize: 100 });
+  await store.open();
+  t.teardown(() => store.close());
+  return store;
+}
 
 if (requireRedis(t)) {
   const redis = await startRedis(t);
@@ -23,9 +31,7 @@ if (requireRedis(t)) {
 if (redisAvailable()) {
   t.test('a session written before the heads counted its queue and call fields is taken as it is, not as damaged', async (t) => {
     const redis = await startRedis(t);
-    const store = new RedisStore(redis.url, { historySize: 100 });
-    await store.open();
-    t.teardown(() => store.close());
+    const store = await openStore(t, redis.url);
     await store.completeCall('old', result('c1', '1'));
     const before = await store.readEvents('old', 0, 10);
     t.match(await redis.command('HDEL', 'horologium:{old}:heads', 'queue_fields', 'call_fields'), /^:2/, 'the counts removed, as an older version wrote it');
@@ -54,9 +60,7 @@ if (redisAvailable()) {
 
   t.test('the sharded sessions index: one order across the shards, repaired after a lost update by the next write and by the sweep', async (t) => {
     const redis = await startRedis(t);
-    const store = new RedisStore(redis.url, { historySize: 100 });
-    await store.open();
-    t.teardown(() => store.close());
+    const store = await openStore(t, redis.url);
     // 300 sessions over every shard, written in 30 batches of 10 at once (equal activity times
     // happen, and are ordered by id).
     const ids = Array.from({ length: 300 }, (_, k) => `s-${String(k).padStart(3, '0')}`);
@@ -108,9 +112,7 @@ if (redisAvailable()) {
     await redis.command('ZADD', 'horologium:sessions', '1000', 'old-1', '2000', 'old-2');
     await redis.command('SET', 'horologium:depth', '2');
     await redis.command('DEL', s1, s2, `horologium:{idx:${shardOf('old-1')}}:depth`);
-    const again = new RedisStore(redis.url, { historySize: 100 });
-    await again.open();
-    t.teardown(() => again.close());
+    const again = await openStore(t, redis.url);
     t.same(await listAll(again, 10), ['old-2', 'old-1'], 'listed from the shards, in the old order');
     t.equal(await again.queueDepth(), 2, 'with the unacknowledged entries counted');
     t.match(await redis.command('EXISTS', 'horologium:sessions', 'horologium:depth'), /^:0/, 'the old keys are gone');
@@ -120,9 +122,7 @@ if (redisAvailable()) {
 if (redisAvailable()) {
   t.test('a queue entry is kept as its header, a newline and the result as sent; one written whole as JSON (before) is still read', async (t) => {
     const redis = await startRedis(t);
-    const store = new RedisStore(redis.url, { historySize: 100 });
-    await store.open();
-    t.teardown(() => store.close());
+    const store = await openStore(t, redis.url);
     const resultJson = '{"s":"é😀\\n\\"q\\"","n":123456789012345678901234567890}';
     await store.completeCall('fmt', result('new', resultJson));
     const raw = await redis.command('HGET', 'horologium:{fmt}:queue', '1');
