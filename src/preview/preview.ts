@@ -26,7 +26,18 @@ export function previewJson(doc: JsonDocument, node: JsonNode, name: string, opt
     const content = member(node, 'content');
     // Ruby: `result['content'] || result.to_json`; only nil and false are falsy.
     const chosen = content !== undefined && content.kind !== 'null' && content.kind !== 'false' ? content : node;
-    return JSON.stringify(truncate(textOf(doc, chosen), options.limit));
+    return previewOf(doc, chosen, options.limit);
   }
-  return JSON.stringify(truncate(textOf(doc, node), options.limit));
+  return previewOf(doc, node, options.limit);
+}
+
+/**
+ * `text(node)` truncated, as JSON text. A string short enough to stay whole is its own canonical
+ * text (the lossless reader escapes strings exactly as JSON.stringify does), so it is sliced, not
+ * escaped again: escaping a 2 KiB `content` cost ~2.5 µs of every tool result (BENCHMARKS.md).
+ */
+function previewOf(doc: JsonDocument, node: JsonNode, limit: number): string {
+  const text = textOf(doc, node);
+  const cut = truncate(text, limit);
+  return cut === text && node.kind === 'string' ? jsonText(doc, node) : JSON.stringify(cut);
 }

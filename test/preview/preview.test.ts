@@ -90,3 +90,29 @@ t.test('args echo and arguments', async (t) => {
   const deep = parseJson('['.repeat(12_000) + `"${'z'.repeat(50)}"` + ']'.repeat(12_000));
   t.equal(withLongStringsTruncated(deep, deep.root, 10), '['.repeat(12_000) + '"zzzzzzz..."' + ']'.repeat(12_000));
 });
+
+t.test('a whole string preview is its canonical text, the same as escaping it again', async (t) => {
+  // previewJson slices a string that stays whole instead of escaping it: the two must never differ.
+  const pieces = ['a', 'é', '😀', '\\"', '\\\\', '\\/', '\\n', '\\u0000', '\\u001f', '\\u007f', '\\u00e9', '\\u2028', '\\ud800', '\\udc00x', '\\ud83d\\ude00', '\u2028', '\u007f', ' ', '\\t', '\\b'];
+  let seed = 7;
+  const next = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+  const differing: string[] = [];
+  let compared = 0;
+  for (let k = 0; k < 500; k++) {
+    let raw = '';
+    const n = Math.floor(next() * 30);
+    for (let j = 0; j < n; j++) raw += pieces[Math.floor(next() * pieces.length)] as string;
+    for (const text of [`{"content":"${raw}"}`, `"${raw}"`]) {
+      const doc = parseJson(text);
+      const root = doc.root as any;
+      const node = root.kind === 'object' ? root.values[0] : root;
+      for (const limit of [4, 10, 4000]) {
+        compared++;
+        // Collected, not asserted one by one: TAP output would break on a raw U+2028 in a message.
+        if (previewJson(doc, doc.root, 'x', { limit, passthroughTools }) !== JSON.stringify(truncate(node.value, limit))) differing.push(`${JSON.stringify(text)} at ${limit}`);
+      }
+    }
+  }
+  t.equal(compared, 3000);
+  t.same(differing, [], 'no string differs');
+});
