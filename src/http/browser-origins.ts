@@ -21,9 +21,10 @@ export async function registerCors(app: FastifyInstance): Promise<void> {
   await app.register(cors, {
     // Every origin that gets this far is allowed: reflect it.
     origin: true,
-    methods: ['GET', 'POST', 'DELETE'],
-    allowedHeaders: ['authorization', 'content-type', 'last-event-id', 'x-request-id'],
-    exposedHeaders: ['x-request-id', 'retry-after', 'www-authenticate'],
+    // As the header values themselves: given as lists, the plugin joins them again for every request.
+    methods: 'GET, POST, DELETE',
+    allowedHeaders: 'authorization, content-type, last-event-id, x-request-id',
+    exposedHeaders: 'x-request-id, retry-after, www-authenticate',
     maxAge: 600,
   });
 }

@@ -29,9 +29,11 @@ export function registerRequestLog(app: FastifyInstance, metrics: Metrics): void
     // the reply closes nothing, so end it here or its descriptor leaks.
     const upgrade = request.raw.headers.upgrade !== undefined;
     if (upgrade) request.raw.socket.end();
-    const route = request.routeOptions.url ?? 'unmatched';
+    // One read: Fastify builds a new routeOptions object at every read.
+    const { url, config } = request.routeOptions;
+    const route = url ?? 'unmatched';
     metrics.requestDone(route, request.method, reply.statusCode, reply.elapsedTime / 1000);
-    const { streamKind } = request.routeOptions.config;
+    const { streamKind } = config;
     // A stream that never started (the WebSocket's upgrade, or an SSE request, answered with an error).
     if (streamKind !== undefined && reply.statusCode >= 400 && (upgrade || streamKind !== 'ws')) {
       const code = request.logContext?.error ?? String(reply.statusCode);

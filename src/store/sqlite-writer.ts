@@ -69,8 +69,8 @@ export class SqliteWriter {
     try {
       this.db.transaction(() => {
         for (const op of ops) {
-          this.writeHeads = new Map();
-          this.writeTrims = new Map();
+          this.writeHeads.clear();
+          this.writeTrims.clear();
           let applied: Applied;
           try {
             applied = isolate ? this.savepoint(() => applyOne(op)) : applyOne(op);

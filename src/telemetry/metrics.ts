@@ -184,7 +184,13 @@ export class Metrics {
       appended: (events) => {
         // A producer chooses event types freely; a label per type would let it create any number
         // of series, so only the types the service itself defines are labels of their own.
-        for (const e of events) this.eventsAppended.inc({ type: LABELLED_EVENT_TYPES.has(e.type) ? e.type : 'other' });
+        // Counted per type, then added once per type: a batch of 40 results is one increment, not 40.
+        const counts = new Map<string, number>();
+        for (const e of events) {
+          const type = LABELLED_EVENT_TYPES.has(e.type) ? e.type : 'other';
+          counts.set(type, (counts.get(type) ?? 0) + 1);
+        }
+        for (const [type, n] of counts) this.eventsAppended.inc({ type }, n);
       },
     });
   }
