@@ -35,7 +35,7 @@ const SLOW_COMMIT_MS = 50;
 const PAUSE_AFTER_SLOW_MS = 2_000;
 
 /** The text a write carries into the file, roughly: what its commit costs grows with. */
-function textOf(op: WriteOp): number {
+function charsCarried(op: WriteOp): number {
   switch (op.kind) {
     case 'complete':
       return op.input.resultJson.length + (op.input.argsJson?.length ?? 0) + op.input.completed.previewJson.length;
@@ -65,14 +65,14 @@ export class InlineCommits {
     if (this.paused()) return false;
     let chars = 0;
     for (const op of ops) {
-      chars += textOf(op);
+      chars += charsCarried(op);
       if (chars > MAX_INLINE_CHARS) return false;
     }
     return true;
   }
 
   /** Whether a slow commit here has sent every batch to the thread for a while. */
-  paused(): boolean {
+  private paused(): boolean {
     return performance.now() < this.pausedUntil;
   }
 
