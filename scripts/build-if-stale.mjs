@@ -1,15 +1,15 @@
 // `npm start`'s first step: builds dist/ only when a source is newer than the last build, so a
 // start after the first takes well under a second (issue 29, part 7). The build's inputs are src/
-// (the panel included), the build scripts, package.json and the tsconfig files; a successful build
-// leaves dist/.build-stamp, whose time is the build's.
+// (the panel included), the build scripts, package.json and the tsconfig files; every successful
+// `npm run build` leaves dist/.build-stamp (scripts/stamp-build.mjs), whose time is the build's.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const stamp = join(root, 'dist', '.build-stamp');
-const INPUTS = ['src', 'scripts/copy-assets.mjs', 'scripts/build-panel.mjs', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
+const INPUTS = ['src', 'scripts/copy-assets.mjs', 'scripts/build-panel.mjs', 'scripts/stamp-build.mjs', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
 
 /** The newest modification time under `path` (a file or a folder), in ms. */
 function newest(path) {
@@ -26,5 +26,4 @@ if (changedAt > builtAt) {
   console.error(builtAt === 0 ? 'horologium: building dist/ (first start)' : 'horologium: sources changed since the last build: building dist/');
   const build = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
   if (build.status !== 0) process.exit(build.status ?? 1);
-  writeFileSync(stamp, `${new Date().toISOString()}\n`);
 }

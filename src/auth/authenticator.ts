@@ -1,14 +1,17 @@
 /**
  * Turns a bearer token into a Principal: static tokens (HOROLOGIUM_TOKENS) compared in constant
  * time, and JWTs verified with `jose` (HS256 with HOROLOGIUM_JWT_SECRET; RS256, ES256 or EdDSA with
- * HOROLOGIUM_JWT_PUBLIC_KEY). A JWT needs `exp`; its `scope` claim is space-separated and its
- * `sessions` claim an array of patterns. Only the algorithms the configured keys allow are accepted,
+ * HOROLOGIUM_JWT_PUBLIC_KEY). A JWT needs `exp`; its scopes are in `scope` (space-separated, RFC 9068)
+ * or `scp` (a string or an array, as Okta and Entra write it), and its `sessions` claim is an array
+ * of patterns. Scope names the server does not know are ignored: a token from an identity provider
+ * carries scopes for many services, and a resource server checks only for those it needs. Only the algorithms the configured keys allow are accepted,
  * so `alg: none` and HS256-signed-with-the-public-key tokens are refused.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
 import { jwtPublicKey, type PublicKey } from './keys.js';
-import { SCOPE_LIST, unknownScopes, type Principal, type Scope, type StaticToken } from './principal.js';
+import type { Principal, StaticToken } from './principal.js';
+import { isScope, SCOPE_LIST } from './scopes.js';
 
 /** Where tokens come from (HOROLOGIUM_TOKENS, HOROLOGIUM_JWT_SECRET, HOROLOGIUM_JWT_PUBLIC_KEY). */
 export interface AuthSettings {
@@ -49,7 +52,7 @@ export class Authenticator {
   constructor(auth: AuthSettings) {
     this.statics = auth.tokens.map((t) => ({
       digest: digest(t.token),
-      principal: { id: tokenId(t.token), scopes: new Set(t.scopes), sessions: t.sessions },
+      principal: { id: tokenId(t.token), scopes: new Set(t.scopes), claimed: t.scopes, sessions: t.sessions },
     }));
     if (auth.jwtSecret) this.secret = new TextEncoder().encode(auth.jwtSecret);
     if (auth.jwtPublicKey) this.publicKey = jwtPublicKey(auth.jwtPublicKey);
@@ -90,21 +93,22 @@ export class Authenticator {
       if (err instanceof joseErrors.JWTClaimValidationFailed) throw new AuthError('invalid', `the token's ${err.claim} claim is not valid`);
       throw new AuthError('invalid', 'the token is not valid');
     }
-    const scope = payload.scope;
+    const named = scopeNames(payload.scope ?? payload.scp);
     const sessions = payload.sessions;
-    if (typeof scope !== 'string') throw new AuthError('invalid', 'the token has no scope claim (space-separated scopes)');
+    if (named === undefined) throw new AuthError('invalid', 'the token has no scope claim (scope: space-separated scopes, or scp)');
     if (!Array.isArray(sessions) || !sessions.every((s) => typeof s === 'string' && s.length > 0)) {
       throw new AuthError('invalid', 'the token has no sessions claim (an array of session ids or prefixes ending in *)');
     }
-    const named = scope.split(' ').filter((s) => s !== '');
-    // A misspelt scope (`publisher`) would otherwise leave a token that can do less than meant,
-    // refused later with a 403 that does not say why.
-    const unknown = unknownScopes(named);
-    if (unknown.length > 0) throw new AuthError('invalid', `the token's scope claim names ${unknown.join(', ')}, which is not a scope ${SCOPE_LIST}`);
     if (named.length === 0) throw new AuthError('invalid', `the token's scope claim is empty ${SCOPE_LIST}`);
-    const scopes = new Set(named as Scope[]);
-    return { id: tokenId(token), scopes, sessions: sessions as string[], expiresAt: (payload.exp as number) * 1000 };
+    return { id: tokenId(token), scopes: new Set(named.filter(isScope)), claimed: named, sessions: sessions as string[], expiresAt: (payload.exp as number) * 1000 };
   }
+}
+
+/** A scope claim's names: a space-separated string or an array of strings; undefined when it is neither. */
+function scopeNames(claim: unknown): string[] | undefined {
+  if (typeof claim === 'string') return claim.split(' ').filter((s) => s !== '');
+  if (Array.isArray(claim) && claim.every((s) => typeof s === 'string')) return claim.filter((s) => s !== '');
+  return undefined;
 }
 
 /** The token of `Authorization: Bearer …`; undefined when there is no such header. */

@@ -11,7 +11,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HorologiumError } from '../common/errors.js';
 import type { StreamKind } from '../wire/stream-kinds.js';
 import { AuthError, bearerToken, type AuthFailureKind, type Authenticator } from './authenticator.js';
-import { coversSession, hasScope, OPEN_PRINCIPAL, type Principal, type Scope } from './principal.js';
+import { coversSession, hasScope, OPEN_PRINCIPAL, type Principal } from './principal.js';
+import { missingScopeMessage, type Scope } from './scopes.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -37,7 +38,7 @@ export function unauthorized(reason: string): HorologiumError {
 
 /** The scope and session check both routes and stream messages use; throws 403. */
 export function authorize(principal: Principal, scope: Scope | 'any', session: string | undefined): void {
-  if (scope !== 'any' && !hasScope(principal, scope)) throw new HorologiumError('FORBIDDEN', `This token lacks the ${scope} scope.`);
+  if (scope !== 'any' && !hasScope(principal, scope)) throw new HorologiumError('FORBIDDEN', missingScopeMessage(scope, principal.claimed));
   if (session !== undefined && !coversSession(principal, session)) {
     throw new HorologiumError('FORBIDDEN', 'This token does not cover this session.');
   }

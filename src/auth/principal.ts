@@ -3,17 +3,7 @@
  * session patterns, each an exact session id or a prefix ending in `*` (`team-a:*`, or `*` for all).
  */
 import { z } from 'zod';
-
-export const SCOPES = ['publish', 'consume', 'subscribe', 'admin'] as const;
-export type Scope = (typeof SCOPES)[number];
-
-/** Said beside every refused scope name: what the scopes are. */
-export const SCOPE_LIST = `(the scopes: ${SCOPES.join(', ')})`;
-
-/** The names among `names` that are not scopes (a misspelt `publisher`), each as JSON text. */
-export function unknownScopes(names: readonly string[]): string[] {
-  return names.filter((n) => !(SCOPES as readonly string[]).includes(n)).map((n) => JSON.stringify(n));
-}
+import { SCOPE_LIST, SCOPES, type Scope } from './scopes.js';
 
 /** One entry of HOROLOGIUM_TOKENS. */
 export const staticToken = z.object({
@@ -27,13 +17,18 @@ export interface Principal {
   /** Names the token without holding it (a hash prefix): the rate-limit key and a log field. */
   id: string;
   scopes: ReadonlySet<Scope>;
+  /**
+   * The scope names as the token gave them, in its order, those the server does not know included
+   * (a JWT from an identity provider carries `openid profile …`): said back in a 403.
+   */
+  claimed: readonly string[];
   sessions: readonly string[];
   /** When the token stops being valid, in ms since the epoch; static tokens never expire. */
   expiresAt?: number;
 }
 
 /** Every request of a server with no auth configured (loopback only, or HOROLOGIUM_INSECURE=1). */
-export const OPEN_PRINCIPAL: Principal = Object.freeze({ id: 'open', scopes: new Set<Scope>(['admin']), sessions: ['*'] });
+export const OPEN_PRINCIPAL: Principal = Object.freeze({ id: 'open', scopes: new Set<Scope>(['admin']), claimed: ['admin'], sessions: ['*'] });
 
 export function hasScope(principal: Principal, scope: Scope): boolean {
   return principal.scopes.has('admin') || principal.scopes.has(scope);

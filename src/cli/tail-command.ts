@@ -7,7 +7,7 @@ import { connect } from 'node:net';
 import type { Command } from 'commander';
 import WebSocket from 'ws';
 import { HorologiumClient } from '../client/index.js';
-import { parseDuration } from '../config/config.js';
+import { parseDuration } from '../common/duration.js';
 import { palette } from './colours.js';
 import { eventLine } from './event-line.js';
 import { streamUrl, withConnection, type ConnectionFlags } from './connection.js';

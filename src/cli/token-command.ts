@@ -5,9 +5,8 @@
  * one session (an id, or a prefix ending in `*`; `*` for all).
  */
 import { Option, type Command } from 'commander';
-import { SignJWT } from 'jose';
-import { SCOPE_LIST, SCOPES, unknownScopes } from '../auth/principal.js';
-import { parseDuration } from '../config/config.js';
+import { SCOPE_LIST, SCOPES, unknownScopes } from '../auth/scopes.js';
+import { parseDuration } from '../common/duration.js';
 import { reportingErrors, UsageError } from './connection.js';
 
 interface TokenFlags {
@@ -40,6 +39,8 @@ export function tokenCommand(program: Command): void {
         if (sessions.length === 0) throw new UsageError("--session is needed: a session id, or a prefix ending in * ('*' for all)");
         const ms = parseDuration(flags.ttl);
         if (ms === undefined || ms < 1000) throw new UsageError(`--ttl must be at least 1s, a number with s, m, h or d (such as 1h), not ${flags.ttl}`);
+        // Loaded here: `horologium --help` and the other commands start without jose.
+        const { SignJWT } = await import('jose');
         const token = await new SignJWT({ scope: [...new Set(scopes)].join(' '), sessions })
           .setProtectedHeader({ alg: 'HS256' })
           .setIssuedAt()

@@ -8,6 +8,7 @@ import type { AuthSettings } from '../auth/authenticator.js';
 import { jwtPublicKey } from '../auth/keys.js';
 import { staticToken, type StaticToken } from '../auth/principal.js';
 import { isLoopback } from '../auth/loopback.js';
+import { parseDuration } from '../common/duration.js';
 
 const integer = (name: string, min: number, max: number) =>
   z
@@ -15,17 +16,6 @@ const integer = (name: string, min: number, max: number) =>
     .regex(/^[0-9]+$/, `${name} must be a whole number from ${min} to ${max}`)
     .transform(Number)
     .pipe(z.number().int().min(min, `${name} must be at least ${min}`).max(max, `${name} must be at most ${max}`));
-
-const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-
-/** A duration (docs/protocol.md section 9): `0`, or a non-negative number followed by ms, s, m, h or d; in ms. */
-export function parseDuration(text: string): number | undefined {
-  if (text === '0') return 0;
-  const m = /^([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d)$/.exec(text);
-  if (!m) return undefined;
-  const ms = Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
-  return Number.isFinite(ms) && ms <= Number.MAX_SAFE_INTEGER ? Math.round(ms) : undefined;
-}
 
 const duration = (name: string) =>
   z.string().transform((value, ctx) => {

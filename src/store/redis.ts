@@ -611,7 +611,6 @@ export class RedisStore implements Store {
     }
   }
 
-  /** Runs a write script: one commit, timed for the commit metrics. */
   /**
    * Runs a write script: one commit, timed for the commit metrics. With `waitReplicas`, the script
    * and a WAIT go to the session's node in one pipeline, and the write counts as done (202) only
