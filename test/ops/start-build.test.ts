@@ -5,7 +5,7 @@
 import { existsSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { projectCopy, run } from '../helpers/project-copy.js';
+import { builtCopy, projectCopy, run } from '../helpers/project-copy.js';
 
 const prestart = (cwd: string) => run(process.execPath, ['scripts/build-if-stale.mjs'], { cwd, timeout: 120_000 });
 
@@ -25,4 +25,11 @@ t.test('a fresh clone builds on its first start, not on the next; a changed sour
   const third = await prestart(project);
   t.match(third.stderr, /sources changed since the last build: building dist\//);
   t.equal((await prestart(project)).stderr, '', 'and then not again');
+});
+
+t.test('after npm run build (the README, CI, the Dockerfile), the first start does not build again', async (t) => {
+  const project = await builtCopy(t);
+  t.ok(existsSync(join(project, 'dist/.build-stamp')), 'npm run build leaves the stamp');
+  const start = await prestart(project);
+  t.equal(start.stderr, '', 'the first start finds the build current: no build');
 });
