@@ -1,4 +1,4 @@
-// `npm start`'s first step: builds dist/ only when a source is newer than the last build, so a
+// `npm start`'s first step, and the CLI's in a clone (bin/horologium.js): builds dist/ only when a source is newer than the last build, so a
 // start after the first takes well under a second (issue 29, part 7). The build's inputs are src/
 // (the panel included), the build scripts, package.json and the tsconfig files; every successful
 // `npm run build` leaves dist/.build-stamp (scripts/stamp-build.mjs), whose time is the build's.
@@ -24,6 +24,7 @@ const builtAt = existsSync(stamp) ? statSync(stamp).mtimeMs : 0;
 const changedAt = Math.max(...INPUTS.map((p) => join(root, p)).filter(existsSync).map(newest));
 if (changedAt > builtAt) {
   console.error(builtAt === 0 ? 'horologium: building dist/ (first start)' : 'horologium: sources changed since the last build: building dist/');
-  const build = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
+  // The build's output goes to stderr: the CLI's stdout (bin/horologium.js) may be read by a program.
+  const build = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: ['ignore', 2, 2] });
   if (build.status !== 0) process.exit(build.status ?? 1);
 }

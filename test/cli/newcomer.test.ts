@@ -32,12 +32,20 @@ t.test('tail: a missing, refused or too narrow token, and a server that cannot b
   t.match(narrow.stderr, /^horologium: the token may not read other: it needs scope subscribe and a sessions pattern that covers other/m);
 
   const closed = `http://127.0.0.1:${await freePort()}`;
+  // Never connected, no --retry: one line naming the URL and why, at once (issue 44, part 6).
+  const first = Date.now();
+  const refused = await cli(['tail', 'mine', '--url', closed]);
+  t.equal(refused.code, 1);
+  t.ok(Date.now() - first < 5_000, `gave up within 5 s (${Date.now() - first} ms)`);
+  t.match(refused.stderr, /^horologium: cannot connect to ws:\/\/127\.0\.0\.1:\d+\/v1\/stream: connection refused \(is the server running there\? --retry 30s keeps trying\)\n$/);
+  t.notMatch(refused.stderr, /reconnecting|disconnected/, 'no reconnect lines before a first connection');
   const started = Date.now();
   const down = await cli(['tail', 'mine', '--url', closed, '--retry', '2s']);
   t.equal(down.code, 1);
   t.match(down.stderr, new RegExp(`horologium: cannot reach ws://127\\.0\\.0\\.1:\\d+/v1/stream: connection refused; retrying for up to 2s \\(--retry\\)`));
   t.match(down.stderr, /horologium: gave up: ws:\/\/127\.0\.0\.1:\d+\/v1\/stream could not be reached for 2s \(--retry forever keeps trying\)/);
   t.ok(Date.now() - started < 15_000, 'gave up within its budget');
+  t.notMatch(down.stderr, /reconnecting in|disconnected \(/, 'with --retry too, no reconnect lines before a first connection');
   const badRetry = await cli(['tail', 'mine', '--url', closed, '--retry', 'soon']);
   t.not(badRetry.code, 0);
   t.match(badRetry.stderr, /--retry must be a number with s, m or h/);

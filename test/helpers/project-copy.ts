@@ -14,7 +14,7 @@ import type { Test } from 'tap';
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const run = promisify(execFile);
 
-const CLONE = ['src', 'scripts', 'schemas', 'docs', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'LICENSE', 'README.md'];
+const CLONE = ['bin', 'src', 'scripts', 'schemas', 'docs', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'LICENSE', 'README.md'];
 
 export function projectCopy(t: Test): string {
   const dir = mkdtempSync(join(tmpdir(), 'horologium-copy-'));

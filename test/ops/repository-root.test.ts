@@ -12,7 +12,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ALLOWED = new Set([
   '.ci', '.dockerignore', '.gitignore', '.redocly.lint-ignore.yaml',
   'BENCHMARKS.md', 'CHANGELOG.md', 'Dockerfile', 'LICENSE', 'README.md', 'SECURITY.md',
-  'bench', 'clients', 'deploy', 'docker-compose.yml', 'docs', 'examples',
+  'bench', 'bin', 'clients', 'deploy', 'docker-compose.yml', 'docs', 'examples',
   'package-lock.json', 'package.json', 'schemas', 'scripts', 'sdk', 'src', 'test',
   'tsconfig.build.json', 'tsconfig.json',
 ]);

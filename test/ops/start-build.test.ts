@@ -33,3 +33,13 @@ t.test('after npm run build (the README, CI, the Dockerfile), the first start do
   const start = await prestart(project);
   t.equal(start.stderr, '', 'the first start finds the build current: no build');
 });
+
+t.test('the horologium bin in a fresh clone builds once, saying so on stderr, then runs (npx horologium after npm ci)', async (t) => {
+  const project = projectCopy(t);
+  const first = await run(process.execPath, ['bin/horologium.js', '--help'], { cwd: project, timeout: 120_000 });
+  t.match(first.stderr, /^horologium: building dist\/ \(first start\)$/m, 'the build is announced on stderr');
+  t.match(first.stdout, /^Usage: horologium \[options\] \[command\]/, 'stdout holds only the help');
+  const second = await run(process.execPath, ['bin/horologium.js', '--help'], { cwd: project, timeout: 30_000 });
+  t.equal(second.stderr, '', 'built: no build the second time');
+  t.match(second.stdout, /^Usage: horologium/);
+});
