@@ -1,6 +1,6 @@
 /**
- * The Horologium stream client for panels and tests, in Node (pass `ws`'s WebSocket) and browsers
- * (the global WebSocket). It subscribes, reconnects with full-jitter exponential backoff (trying
+ * The Horologium stream client for panels and tests, in browsers and Node 22+ (the global WebSocket)
+ * and Node 20 (the optional peer `ws`, loaded by socket-constructor.ts, or a class passed in). It subscribes, reconnects with full-jitter exponential backoff (trying
  * each URL in turn), resumes each session from its last seq and epoch, drops duplicates by uuid,
  * ignores 💓, and tells the caller what happens: open, subscribed (with `recovered`), errors
  * (with the session they are about, and a refused or expired token), close (and whether it will
@@ -13,6 +13,7 @@
 import { CLOSE_CODES, reconnectRule } from '../common/errors.js';
 import type { SessionSummaryJson } from '../wire/sessions.js';
 import { fullJitterDelay, type Backoff } from '../sdk-common/backoff.js';
+import { socketConstructor } from './socket-constructor.js';
 
 /** A `session` frame of `watch_sessions`: a session's summary now, or its deletion. */
 export type SessionChange = (SessionSummaryJson & { deleted?: undefined }) | { session: string; deleted: true };
@@ -119,7 +120,7 @@ export interface ClientOptions {
    * a JWT's `exp` (see `refreshBeforeMs`).
    */
   token?: string | (() => string | Promise<string>);
-  /** `ws`'s WebSocket in Node; the global WebSocket when omitted (browsers, Node 22+). */
+  /** A WebSocket class; when omitted, the global one (browsers, Node 22+), else the `ws` package if installed. */
   WebSocket?: SocketConstructor;
   /** Each status event once, in seq order; `frame` is the frame's JSON text exactly as received. */
   onEvent(event: StatusEvent, frame: string): void;
@@ -188,8 +189,11 @@ export class HorologiumClient {
   /** The socket is open and (if a token is configured) `auth` has been sent. */
   private ready = false;
 
+  private readonly Socket: new (url: string) => SocketLike;
+
   constructor(private readonly options: ClientOptions) {
     this.urls = Array.isArray(options.url) ? options.url : [options.url];
+    this.Socket = socketConstructor(options.WebSocket) as unknown as new (url: string) => SocketLike;
     this.connect();
   }
 
@@ -237,9 +241,8 @@ export class HorologiumClient {
   }
 
   private connect(): void {
-    const Ctor = (this.options.WebSocket ?? (globalThis as unknown as { WebSocket: SocketConstructor }).WebSocket) as unknown as new (url: string) => SocketLike;
     const url = this.urls[this.connects++ % this.urls.length] as string;
-    const socket = new Ctor(url);
+    const socket = new this.Socket(url);
     this.socket = socket;
     socket.addEventListener('open', () => void this.opened(socket, url));
     socket.addEventListener('message', (ev) => this.receive(String(ev.data)));

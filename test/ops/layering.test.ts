@@ -19,6 +19,7 @@ export const LAYERS: ReadonlyArray<readonly string[]> = [
   ['wire'],
   ['sdk-common'],
   ['auth', 'client', 'producer'],
+  ['sdk'],
   ['panel'],
   ['config'],
   ['store'],

@@ -6,7 +6,7 @@
  * repository's `ws`, as Node 20 has no global WebSocket) sees the events.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
@@ -72,4 +72,42 @@ console.log(JSON.stringify({ out, entry: entry.message.content, seen }));
   );
   const result = await run(process.execPath, ['main.js', srv.url], { cwd: app, timeout: 30_000 });
   t.same(JSON.parse(result.stdout), { out: { content: 'found 3' }, entry: '{"content":"found 3"}', seen: ['tool_starting', 'done grep found 3'] }, 'posts, reads the queue, and follows the stream');
+
+  // Without ws and without a global WebSocket (Node 20; the global is removed on later Node), the
+  // client says so at once, with the ways out (issue 44, part 2).
+  writeFileSync(
+    join(app, 'no-ws.js'),
+    `delete globalThis.WebSocket;
+const { HorologiumClient } = await import('horologium-sdk');
+try { new HorologiumClient({ url: 'ws://127.0.0.1:9/v1/stream', onEvent() {} }); console.log('constructed'); }
+catch (err) { console.log(JSON.stringify({ name: err.name, message: err.message })); }
+`,
+  );
+  const noWs = await run(process.execPath, ['no-ws.js'], { cwd: app, timeout: 30_000 });
+  t.same(JSON.parse(noWs.stdout), {
+    name: 'Error',
+    message:
+      'horologium-sdk/client: no WebSocket class here: this runtime has no global WebSocket (Node.js before 22) and the optional peer "ws" is not installed. Install it (npm install ws), pass { WebSocket } to HorologiumClient, or use Node.js 22 or later.',
+  }, 'no ws: an error at construction that says what to do');
+
+  // With ws installed beside it, the root entry's client works as sdk/README.md writes it: no WebSocket passed.
+  symlinkSync(join(ROOT, 'node_modules/ws'), join(app, 'node_modules/ws'), 'dir');
+  writeFileSync(
+    join(app, 'root-entry.js'),
+    `delete globalThis.WebSocket;
+import { Producer, QueueConsumer, HorologiumClient, isToolCompleted, rawJson } from 'horologium-sdk';
+const url = process.argv[2];
+const seen = [];
+const client = new HorologiumClient({ url: url.replace('http', 'ws') + '/v1/stream', onEvent: (e) => seen.push(isToolCompleted(e) ? 'done ' + e.data.name : e.type) });
+client.subscribe('sdk2', 0);
+await new Producer({ url }).track('sdk2', 'ls', {}, async () => rawJson('{"content":"a b"}'));
+let entry;
+for await (entry of new QueueConsumer({ url, session: 'sdk2', wait: 1 })) break;
+while (seen.length < 2) await new Promise((r) => setTimeout(r, 20));
+client.close();
+console.log(JSON.stringify({ entry: entry.message.content, seen, types: [typeof Producer, typeof QueueConsumer, typeof HorologiumClient] }));
+`,
+  );
+  const rooted = await run(process.execPath, ['root-entry.js', srv.url], { cwd: app, timeout: 30_000 });
+  t.same(JSON.parse(rooted.stdout), { entry: '{"content":"a b"}', seen: ['tool_starting', 'done ls'], types: ['function', 'function', 'function'] }, "the root entry's producer, consumer and client; ws loaded by the client itself");
 });
