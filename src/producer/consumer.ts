@@ -5,7 +5,9 @@
  * entries count) or explicitly with `ack`. Reads are retried like
  * every request (HttpClient), so the iterator goes on across a server restart; what was
  * acknowledged is never handed out again, and what was not is handed out again only to a new
- * consumer (at least once).
+ * consumer (at least once). A read that finds nothing without having waited (`wait: 0`, or the
+ * server answered early) is followed by a pause, from 100 ms doubling to 2 s and reset by the next
+ * entry, so an idle consumer never floods the server; `stopWhenEmpty` ends the loop instead.
  */
 import { HttpClient, type HttpOptions } from '../sdk-common/http-client.js';
 
@@ -40,7 +42,12 @@ export interface ConsumerOptions extends HttpOptions {
   limit?: number;
   /** Start after this queue_seq instead of the committed cursor. */
   after?: number;
+  /** End the loop at the first read that finds no entry (the queue is drained); default false. */
+  stopWhenEmpty?: boolean;
 }
+
+/** The pause after an empty read that did not wait: the first, and the longest. */
+const IDLE_PAUSE_MS = { first: 100, max: 2000 } as const;
 
 export class QueueConsumer implements AsyncIterable<QueueEntry> {
   private readonly http: HttpClient;
@@ -96,11 +103,14 @@ export class QueueConsumer implements AsyncIterable<QueueEntry> {
     /** The last queue_seq the loop is done with, and the last one acknowledged here. */
     let done = 0;
     let acked = 0;
+    let pause = 0;
     try {
       while (!this.stopper.signal.aborted) {
         let batch: QueueBatch;
+        const wait = this.options.wait ?? 30;
+        const asked = Date.now();
         try {
-          batch = await this.read();
+          batch = await this.read(wait);
         } catch (err) {
           if (this.stopper.signal.aborted) return;
           throw err;
@@ -113,10 +123,33 @@ export class QueueConsumer implements AsyncIterable<QueueEntry> {
           await this.ack(done);
           acked = done;
         }
+        if (batch.entries.length > 0) {
+          pause = 0;
+        } else if (this.options.stopWhenEmpty) {
+          return;
+        } else if (wait === 0 || Date.now() - asked < wait * 1000) {
+          // Nothing, and the server did not hold the read for `wait`: asking again at once would spin.
+          pause = Math.min(pause === 0 ? IDLE_PAUSE_MS.first : pause * 2, IDLE_PAUSE_MS.max);
+          await abortableSleep(pause, this.stopper.signal);
+        }
       }
     } finally {
       // Best effort: if this acknowledgement fails, those entries are handed out again.
       if (auto && done > acked) await this.ack(done).catch(() => undefined);
     }
   }
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
 }

@@ -128,3 +128,39 @@ t.test('across a server restart: nothing acknowledged again, nothing lost', asyn
   const rest = (await again.read()).entries.map((e) => e.queue_seq);
   t.same(rest, [...Array(8 - queue.committed).keys()].map((k) => queue.committed + 1 + k), 'after a restart only what was not acknowledged');
 });
+
+/** Requests the server answered on a session queue's read route, from its own metrics. */
+async function queueReads(srv: { get(path: string): Promise<{ text: string }> }): Promise<number> {
+  const text = (await srv.get('/metrics')).text;
+  return [...text.matchAll(/^horologium_http_requests_total\{route="\/v1\/sessions\/:session\/queue",method="GET",status="200"\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+}
+
+t.test('an idle consumer with wait 0 backs off (at most 10 reads a second) and wakes for a new entry (issue 44, part 3)', async (t) => {
+  const srv = await startServer(t);
+  const consumer = new QueueConsumer({ url: srv.url, session: 'idle1', wait: 0 });
+  const seen: number[] = [];
+  const loop = (async () => {
+    for await (const entry of consumer) seen.push(entry.queue_seq);
+  })();
+  const before = await queueReads(srv);
+  await sleep(3000);
+  const reads = (await queueReads(srv)) - before;
+  t.ok(reads > 0 && reads <= 30, `${reads} reads in 3 s on an empty queue (at most 10 a second)`);
+  await results(new Producer({ url: srv.url }), 'idle1', 1, 1);
+  await until(() => seen.length === 1, 'the new entry arrives within the longest pause', 5000);
+  consumer.close();
+  await loop;
+  t.same(seen, [1]);
+});
+
+t.test('stopWhenEmpty: the loop ends by itself once the queue is drained, every entry acknowledged', async (t) => {
+  const srv = await startServer(t);
+  await results(new Producer({ url: srv.url }), 'drain1', 1, 3);
+  const seen: number[] = [];
+  for await (const entry of new QueueConsumer({ url: srv.url, session: 'drain1', wait: 0, stopWhenEmpty: true })) seen.push(entry.queue_seq);
+  t.same(seen, [1, 2, 3]);
+  t.equal((await srv.get('/v1/sessions/drain1/queue')).json.committed, 3, 'all three acknowledged');
+  const none: number[] = [];
+  for await (const entry of new QueueConsumer({ url: srv.url, session: 'drain1', wait: 0, stopWhenEmpty: true })) none.push(entry.queue_seq);
+  t.same(none, [], 'a drained queue: the loop ends at once');
+});

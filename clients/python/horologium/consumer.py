@@ -4,16 +4,28 @@ It starts from the committed cursor and acknowledges what the loop has consumed 
 the default: see ``__iter__`` for exactly which entries count) or leaves it to ``ack`` (``"manual"``).
 Reads are retried like every request, so the iteration goes on across a server restart; what was
 acknowledged is never handed out again, and what was not is handed out again only to a new consumer.
+A read that finds nothing without having waited (``wait=0``, or the server answered early) is
+followed by a pause, from 0.1 s doubling to 2 s and reset by the next entry, so an idle consumer never
+floods the server; ``until_empty=True`` ends the iteration instead.
 """
 import json
+import threading
+import time
 from typing import Iterator, Optional, Sequence, Tuple, Union
 from urllib.parse import quote, urlencode
 
 from ._http import HttpClient, Token
 
+#: The pause after an empty read that did not wait: the first and the longest, in seconds.
+_IDLE_PAUSE_FIRST = 0.1
+_IDLE_PAUSE_MAX = 2.0
+
 
 class QueueConsumer:
-    """``QueueConsumer(url, session, token=None, ack="batch", wait=30, limit=100, after=None)``.
+    """``QueueConsumer(url, session, token=None, ack="batch", wait=30, limit=100, after=None, until_empty=False)``.
+
+    With ``until_empty=True`` the iteration ends at the first read that finds no entry (the queue is
+    drained).
 
     Each entry is a dict as the server sends it: ``result`` and ``args`` parsed (integers exact, as
     Python's are), and ``message``, the ``role: "tool"`` message whose ``content`` is the result's
@@ -30,6 +42,7 @@ class QueueConsumer:
         wait: float = 30,
         limit: int = 100,
         after: Optional[int] = None,
+        until_empty: bool = False,
         timeout: float = 30.0,
         retries: int = 8,
         backoff: Tuple[float, float] = (0.1, 5.0),
@@ -43,7 +56,9 @@ class QueueConsumer:
         self._limit = limit
         #: The last queue_seq handed out; None until the first read (then the server's committed cursor).
         self._position = after
-        self._closed = False
+        self._until_empty = until_empty
+        #: Set by close(): ends a pause between reads at once.
+        self._closing = threading.Event()
 
     def read(self, wait: Optional[float] = None) -> dict:
         """One read: entries after the position (or the committed cursor), waiting up to ``wait`` seconds."""
@@ -68,7 +83,7 @@ class QueueConsumer:
 
     def close(self) -> None:
         """Ends the iteration once the read in progress returns (at most ``wait`` seconds)."""
-        self._closed = True
+        self._closing.set()
 
     def __iter__(self) -> Iterator[dict]:
         """The entries, long-polling for more.
@@ -81,8 +96,10 @@ class QueueConsumer:
         when it is done, or the next consumer gets it again (at least once).
         """
         done = acked = 0
+        pause = 0.0
         try:
-            while not self._closed:
+            while not self._closing.is_set():
+                asked = time.monotonic()
                 batch = self.read()
                 for entry in batch["entries"]:
                     yield entry
@@ -90,6 +107,14 @@ class QueueConsumer:
                 if self._auto and done > acked:
                     self.ack(done)
                     acked = done
+                if batch["entries"]:
+                    pause = 0.0
+                elif self._until_empty:
+                    return
+                elif self._wait == 0 or time.monotonic() - asked < self._wait:
+                    # Nothing, and the server did not hold the read for ``wait``: asking again at once would spin.
+                    pause = min(_IDLE_PAUSE_FIRST if pause == 0 else pause * 2, _IDLE_PAUSE_MAX)
+                    self._closing.wait(pause)
         finally:
             if self._auto and done > acked:
                 try:

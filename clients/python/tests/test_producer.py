@@ -145,6 +145,45 @@ class ConsumerTest(unittest.TestCase):
         self.assertEqual([e["result"] for e in batch["entries"]], [{"late": True}])
         self.assertEqual(consumer.ack(1), 1)
 
+    def queue_reads(self) -> int:
+        """Reads the server answered on the queue route, from its own metrics."""
+        import re
+        import urllib.request
+
+        with urllib.request.urlopen(self.server.url + "/metrics", timeout=10) as reply:
+            text = reply.read().decode()
+        pattern = r'^horologium_http_requests_total\{route="/v1/sessions/:session/queue",method="GET",status="200"\} (\d+)$'
+        return sum(int(m) for m in re.findall(pattern, text, re.M))
+
+    def test_an_idle_consumer_with_wait_0_backs_off(self) -> None:
+        import threading
+        import time
+
+        consumer = QueueConsumer(self.server.url, "idle", wait=0)
+        seen = []
+        loop = threading.Thread(target=lambda: seen.extend(e["queue_seq"] for e in consumer))
+        before = self.queue_reads()
+        loop.start()
+        time.sleep(3)
+        reads = self.queue_reads() - before
+        self.assertTrue(0 < reads <= 30, f"{reads} reads in 3 s on an empty queue (at most 10 a second)")
+        self.producer.tool_result("idle", "c1", "grep", {"n": 1})
+        deadline = time.monotonic() + 5
+        while not seen and time.monotonic() < deadline:
+            time.sleep(0.05)
+        consumer.close()
+        loop.join(10)
+        self.assertFalse(loop.is_alive(), "close() ends the loop")
+        self.assertEqual(seen, [1], "the new entry arrives within the longest pause")
+
+    def test_until_empty_ends_the_loop_once_the_queue_is_drained(self) -> None:
+        for k in range(1, 4):
+            self.producer.tool_result("drain", f"c{k}", "grep", {"k": k})
+        seen = [e["queue_seq"] for e in QueueConsumer(self.server.url, "drain", wait=0, until_empty=True)]
+        self.assertEqual(seen, [1, 2, 3])
+        self.assertEqual(self.server.get("/v1/sessions/drain/queue")["committed"], 3)
+        self.assertEqual([e for e in QueueConsumer(self.server.url, "drain", wait=0, until_empty=True)], [])
+
 
 if __name__ == "__main__":
     unittest.main()
