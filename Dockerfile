@@ -10,7 +10,8 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY scripts/copy-assets.mjs ./scripts/
-COPY scripts/build-panel.mjs scripts/stamp-build.mjs ./scripts/
+COPY scripts/build-panel.mjs ./scripts/
+COPY scripts/stamp-build.mjs ./scripts/
 RUN npm run build && npm prune --omit=dev
 
 FROM ${NODE_IMAGE}

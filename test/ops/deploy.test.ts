@@ -118,6 +118,14 @@ t.test('the image runs a pinned Node.js that engines, the lock file and CI agree
   t.match(docker, /HEALTHCHECK .*\/readyz/, 'the health check is readiness (/readyz), not liveness');
 });
 
+t.test('a quiet install: every package in the lock accepts the Node.js running the tests (no EBADENGINE from npm ci)', async (t) => {
+  const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { version?: string; engines?: { node?: string } | string[] }> };
+  const refusing = Object.entries(lock.packages)
+    .filter(([, entry]) => entry.engines && !Array.isArray(entry.engines) && entry.engines.node && !semver.satisfies(process.versions.node, entry.engines.node))
+    .map(([name, entry]) => `${name}@${entry.version} (${(entry.engines as { node: string }).node})`);
+  t.same(refusing, [], `packages whose engines refuse ${process.versions.node}`);
+});
+
 t.test(".dockerignore keeps the host's dependencies, builds, data and history out of the build context", async (t) => {
   const ignored = read('.dockerignore').split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
   for (const entry of ['.git', 'node_modules', 'dist', 'data', '*.db', '.env']) t.ok(ignored.includes(entry), entry);
