@@ -1,4 +1,4 @@
-// `npm start`'s first step, and the CLI's in a clone (bin/horologium.js): builds dist/ only when a source is newer than the last build, so a
+// `npm start`'s first step (scripts/start.mjs), and the CLI's in a clone (bin/horologium.js): builds dist/ only when a source is newer than the last build, so a
 // start after the first takes well under a second (issue 29, part 7). The build's inputs are src/
 // (the panel included), the build scripts, package.json and the tsconfig files; every successful
 // `npm run build` leaves dist/.build-stamp (scripts/stamp-build.mjs), whose time is the build's.

@@ -45,9 +45,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   const authenticator = new Authenticator(config.auth);
   const metrics = new Metrics();
-  const store = options.store ?? createStore(config.store, { historySize: config.historySize, telemetry: metrics.storeTelemetry, waitReplicas: config.redisWaitReplicas });
-  await store.open();
-  for (const warning of (await store.warnings?.()) ?? []) app.log.warn({ store: store.kind, warning: warning.code }, warning.message);
+  const store = options.store ?? await createStore(config.store, { historySize: config.historySize, telemetry: metrics.storeTelemetry, waitReplicas: config.redisWaitReplicas });
+  // The store opens (SQLite's writer thread starts, Redis connects) while the routes are registered
+  // below; nothing reads or writes it before buildApp returns.
+  const opening = store.open();
+  opening.catch(() => undefined);
   metrics.watchStore(store);
   const queueWatch = new QueueWatch(store);
   const hub = new Hub(store, config.heartbeatMs, metrics.streams);
@@ -58,7 +60,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     metrics.retentionSessionsRemoved.inc(slice.sessionsRemoved);
     toolSpans?.abandoned(slice.openCalls);
   });
-  retention.start(config.retentionIntervalMs);
   const sessionWatch = new SessionWatch(store);
   const ctx: AppContext = { config, authenticator, store, metrics, queueWatch, hub, sessionWatch, retention, toolSpans };
   app.decorate('horologium', ctx);
@@ -100,5 +101,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // After the last request: its span is in the batch the exporter sends now.
     await toolSpans?.close();
   });
+  try {
+    await opening;
+  } catch (err) {
+    await toolSpans?.close();
+    throw err;
+  }
+  for (const warning of (await store.warnings?.()) ?? []) app.log.warn({ store: store.kind, warning: warning.code }, warning.message);
+  retention.start(config.retentionIntervalMs);
   return app;
 }

@@ -8,7 +8,10 @@
  * so `alg: none` and HS256-signed-with-the-public-key tokens are refused.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
+// jose's subpaths, not its index: the index loads ~45 modules (JWE, JWKS, key generation) at start-up.
+import { decodeProtectedHeader } from 'jose/decode/protected_header';
+import * as joseErrors from 'jose/errors';
+import { jwtVerify } from 'jose/jwt/verify';
 import { jwtPublicKey, type PublicKey } from './keys.js';
 import type { Principal, StaticToken } from './principal.js';
 import { isScope, SCOPE_LIST } from './scopes.js';

@@ -25,6 +25,10 @@ export function opsRoutes(app: FastifyInstance, ctx: AppContext): void {
     return reply.type(ctx.metrics.registry.contentType).send(text);
   });
 
-  const openapi = JSON.stringify(openApiDocument());
-  app.get('/openapi.json', { config: { scope: 'any' } }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(openapi));
+  // Built at the first request, not at start-up: zod's JSON Schema conversion takes ~60 ms.
+  let openapi: string | undefined;
+  app.get('/openapi.json', { config: { scope: 'any' } }, async (_request, reply) => {
+    openapi ??= JSON.stringify(openApiDocument());
+    return reply.type('application/json; charset=utf-8').send(openapi);
+  });
 }

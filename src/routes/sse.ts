@@ -9,14 +9,12 @@
  * SseTransport.
  */
 import { randomUUID } from 'node:crypto';
-import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../app-context.js';
 import { authorizeCounted } from '../auth/guard.js';
 import { HorologiumError } from '../common/errors.js';
 import { SseTransport } from '../stream/sse-transport.js';
-import { agUiFormat, type AgUiCatchUp } from '../wire/ag-ui.js';
-import { AgUiSnapshot } from '../wire/ag-ui-snapshot.js';
+import type { AgUiCatchUp } from '../wire/ag-ui.js';
 import type { Store } from '../store/types.js';
 import type { StreamKind } from '../wire/stream-kinds.js';
 import { uiMessageStreamFormat } from '../wire/ui-message-stream.js';
@@ -24,6 +22,7 @@ import { agUiQuerySchema, SESSION_ID, sseQuerySchema } from '../wire/schemas.js'
 import { STATUS_STREAM, type SseFormat } from '../wire/sse.js';
 import { objectBody, validate } from '../http/json-body.js';
 import { sessionOf } from '../http/params.js';
+import { lazily } from '../common/lazily.js';
 
 type SseStreamKind = Exclude<StreamKind, 'ws'>;
 
@@ -53,6 +52,19 @@ function queryStart(request: FastifyRequest): Start {
   return { ...(query.since === undefined ? {} : { since: query.since }), ...(query.epoch === undefined ? {} : { epoch: query.epoch }) };
 }
 
+/**
+ * AG-UI's modules (its encoder, its zod schemas and the snapshot), loaded at the first AG-UI request:
+ * a server nobody asks for AG-UI starts without them.
+ */
+const agUi = lazily(async () => {
+  const [{ agUiFormat }, { AgUiSnapshot }, { RunAgentInputSchema }] = await Promise.all([
+    import('../wire/ag-ui.js'),
+    import('../wire/ag-ui-snapshot.js'),
+    import('@ag-ui/core/schemas'),
+  ]);
+  return { agUiFormat, AgUiSnapshot, RunAgentInputSchema };
+});
+
 /** Events read per page while a snapshot is built. */
 const SNAPSHOT_PAGE = 1000;
 
@@ -61,7 +73,7 @@ const SNAPSHOT_PAGE = 1000;
  * and where the stream goes on after it: the last event it includes, under its epoch.
  */
 async function agUiCatchUp(store: Store, session: string): Promise<{ catchUp: AgUiCatchUp; start: Start }> {
-  const snapshot = new AgUiSnapshot();
+  const snapshot = new (await agUi()).AgUiSnapshot();
   let page = await store.readEvents(session, 0, SNAPSHOT_PAGE);
   const epoch = page.epoch;
   let seq = 0;
@@ -116,6 +128,7 @@ export function sseRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get('/v1/sessions/:session/ag-ui', sseConfig('ag_ui'), async (request, reply) => {
     const session = sessionOf(request);
     const query = validate(agUiQuerySchema, request.query, 'INVALID_QUERY');
+    const { agUiFormat } = await agUi();
     if (query.snapshot === '1') {
       const { catchUp, start } = await agUiCatchUp(store, session);
       stream(reply, session, start, agUiFormat(session, randomUUID(), catchUp), 'ag_ui');
@@ -133,6 +146,7 @@ export function sseRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   // What AG-UI's HttpAgent sends: a RunAgentInput whose threadId is the session.
   app.post('/v1/ag-ui', { config: { scope: 'subscribe', streamKind: 'ag_ui' } }, async (request, reply) => {
+    const { agUiFormat, RunAgentInputSchema } = await agUi();
     const parsed = RunAgentInputSchema.safeParse(JSON.parse(objectBody(request).doc.text));
     if (!parsed.success) {
       const issue = parsed.error.issues[0];

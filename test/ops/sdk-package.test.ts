@@ -27,8 +27,13 @@ function size(dir: string): number {
 
 t.test('the packed SDK installs alone, offline, with nothing of the server, and works', async (t) => {
   const work = tempDir(t);
-  const packed = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: join(ROOT, 'sdk'), timeout: 120_000 });
-  const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  // As the README says to get it: npm run pack:sdk, which prints the install line.
+  const packScript = await run('npm', ['run', '--silent', 'pack:sdk', '--', work], { cwd: ROOT, timeout: 120_000 });
+  const installLine = /^npm install (\S+horologium-sdk-[0-9.]+\.tgz)\n$/.exec(packScript.stdout);
+  t.ok(installLine, `npm run pack:sdk prints the install line: ${JSON.stringify(packScript.stdout)}`);
+  t.ok(installLine && statSync(installLine[1]!).size > 0, 'and the tarball it names is there');
+  const listed = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: join(ROOT, 'sdk'), timeout: 120_000 });
+  const [info] = JSON.parse(listed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
   const shipped = info!.files.map((f) => f.path).sort();
   t.ok(shipped.includes('dist/client/index.js') && shipped.includes('dist/producer/index.d.ts'), 'the client and producer, with types');
   t.same(shipped.filter((p) => !/^(dist\/|package\.json$|README\.md$)/.test(p)), [], 'nothing but dist/, package.json and the README');
@@ -38,7 +43,7 @@ t.test('the packed SDK installs alone, offline, with nothing of the server, and 
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'agent-backend', version: '1.0.0', type: 'module', private: true }));
   const started = Date.now();
-  const install = await run('npm', ['install', '--offline', '--no-audit', '--no-fund', join(work, info!.filename)], { cwd: app, timeout: 120_000 });
+  const install = await run('npm', ['install', '--offline', '--no-audit', '--no-fund', installLine![1]!], { cwd: app, timeout: 120_000 });
   const installMs = Date.now() - started;
   t.notMatch(install.stderr, /install-scripts|gyp/, 'no install script, no native build');
   const modules = readdirSync(join(app, 'node_modules')).filter((n) => !n.startsWith('.'));
