@@ -116,6 +116,9 @@ export const environmentSchema = z.object({
   HOROLOGIUM_BODY_LIMIT: integer('HOROLOGIUM_BODY_LIMIT', 1024, 2 ** 30).default(16_777_216),
   HOROLOGIUM_MAX_SUBSCRIPTIONS: integer('HOROLOGIUM_MAX_SUBSCRIPTIONS', 1, 100_000).default(100),
   HOROLOGIUM_REDIS_WAIT_REPLICAS: integer('HOROLOGIUM_REDIS_WAIT_REPLICAS', 0, 16).default(0),
+  HOROLOGIUM_STORE_TIMEOUT: duration('HOROLOGIUM_STORE_TIMEOUT')
+    .pipe(z.number().min(100, 'HOROLOGIUM_STORE_TIMEOUT must be at least 100ms').max(600_000, 'HOROLOGIUM_STORE_TIMEOUT must be at most 10m'))
+    .default(2000),
   HOROLOGIUM_MAX_EVENT_BYTES: integer('HOROLOGIUM_MAX_EVENT_BYTES', 2, 2 ** 30).default(65_536),
   HOROLOGIUM_MAX_CONNECTIONS_PER_ADDRESS: integer('HOROLOGIUM_MAX_CONNECTIONS_PER_ADDRESS', 1, 1_000_000).default(1000),
   HOROLOGIUM_TRUST_PROXY: list.optional(),
@@ -160,6 +163,8 @@ export interface Config {
   maxSubscriptions: number;
   /** redis: replicas each write must reach before its 202 (WAIT), so that a failover loses none. */
   redisWaitReplicas: number;
+  /** Shared stores: how long a command may go unanswered before it fails (503) and its connection is made again (ms). */
+  storeTimeoutMs: number;
   /** Largest `data` of a generic event, as UTF-8 JSON text (413 EVENT_TOO_LARGE above it). */
   maxEventBytes: number;
   /** Open WebSocket connections per client address (429 TOO_MANY_CONNECTIONS at the upgrade). */
@@ -233,6 +238,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     bodyLimit: e.HOROLOGIUM_BODY_LIMIT,
     maxSubscriptions: e.HOROLOGIUM_MAX_SUBSCRIPTIONS,
     redisWaitReplicas: e.HOROLOGIUM_REDIS_WAIT_REPLICAS,
+    storeTimeoutMs: e.HOROLOGIUM_STORE_TIMEOUT,
     maxEventBytes: e.HOROLOGIUM_MAX_EVENT_BYTES,
     maxConnectionsPerAddress: e.HOROLOGIUM_MAX_CONNECTIONS_PER_ADDRESS,
     rateLimit: e.HOROLOGIUM_RATE_LIMIT,

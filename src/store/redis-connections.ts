@@ -11,6 +11,13 @@
  * a lost reply could apply twice): it fails, and the request gets 503. Redirections (MOVED, ASK)
  * and a cluster that is down (CLUSTERDOWN, TRYAGAIN) refuse a command before it runs, so ioredis
  * may retry those.
+ *
+ * Deadlines (HOROLOGIUM_STORE_TIMEOUT): a link that drops packets without closing (a half-open
+ * partition) must not hang a request. Every command fails when no reply came within the timeout
+ * (ioredis commandTimeout), a connection that was sent a command and received nothing for that
+ * long is destroyed and made again (socketTimeout), so later commands do not queue behind it, and a
+ * connection attempt gives up after a second (connectTimeout). Idle connections are checked by the
+ * store's health ping (redis-health.ts) and TCP keep-alive.
  */
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 
@@ -26,6 +33,10 @@ export interface RedisConnections {
   subscribersReady: Promise<unknown>;
   /** A command failed: a cluster reads its slots map again (a failover may have moved them). */
   troubled(): void;
+  /** The connections the health check pings now (redis-health.ts). */
+  probed(): Redis[];
+  /** Those whose health is the store's readiness: the command connection, or a cluster's masters. */
+  essential(): Redis[];
 }
 
 /** A `redis+cluster://` URL's parts, or undefined for another URL. */
@@ -51,23 +62,42 @@ export function parseClusterUrl(url: string): { nodes: Array<{ host: string; por
   return { nodes, ...parts, tls: scheme === 'rediss' };
 }
 
-const retry = (times: number) => Math.min(100 * times, 2000);
+// Reconnect attempts: 100 ms more each time, at most a second apart, so a healed link is used again
+// within about a second.
+const retry = (times: number) => Math.min(100 * times, 1000);
+/** TCP keep-alive's first probe after this long idle (ms). */
+const KEEP_ALIVE_MS = 5000;
 // RESP2, as ioredis 5 spoke (ioredis 6 defaults to RESP3): the replies the backend reads (script
 // results, SCAN, pub/sub messages) keep the shapes it was written and tested against.
 const protocol = 2;
-const common = { lazyConnect: true, retryStrategy: retry, protocol } satisfies RedisOptions;
-const commandOptions = { ...common, enableOfflineQueue: false, maxRetriesPerRequest: 0, autoResubscribe: false } satisfies RedisOptions;
-const subscriberOptions = { ...common, enableOfflineQueue: false, autoResendUnfulfilledCommands: false, autoResubscribe: false, maxRetriesPerRequest: null } satisfies RedisOptions;
+/** What every connection has: the deadlines above, keep-alive, no resend of a command after a loss. */
+const deadlines = (timeoutMs: number) =>
+  ({
+    commandTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
+    // At most a second for a TCP connection, so that attempts during an outage come often enough for
+    // a healed link to be found within two seconds.
+    connectTimeout: Math.min(timeoutMs, 1000),
+    keepAlive: KEEP_ALIVE_MS,
+    autoResendUnfulfilledCommands: false,
+  }) satisfies RedisOptions;
 
-export function redisConnections(url: string): RedisConnections {
+export function redisConnections(url: string, timeoutMs: number): RedisConnections {
+  const common = { lazyConnect: true, retryStrategy: retry, protocol, ...deadlines(timeoutMs) } satisfies RedisOptions;
+  const commandOptions = { ...common, enableOfflineQueue: false, maxRetriesPerRequest: 0, autoResubscribe: false } satisfies RedisOptions;
+  const subscriberOptions = { ...common, enableOfflineQueue: false, autoResubscribe: false, maxRetriesPerRequest: null } satisfies RedisOptions;
   const cluster = parseClusterUrl(url);
   if (!cluster) {
     const commands = new Redis(url, commandOptions);
+    const sharded = new Redis(url, subscriberOptions);
+    const watcher = new Redis(url, subscriberOptions);
     return {
       commands,
-      sharded: new Redis(url, subscriberOptions),
-      watcher: new Redis(url, subscriberOptions),
+      sharded,
+      watcher,
       masters: () => [commands],
+      probed: () => [commands, sharded, watcher],
+      essential: () => [commands],
       resubscribedEvent: 'ready',
       subscribersReady: Promise.resolve(),
       troubled: () => undefined,
@@ -78,8 +108,7 @@ export function redisConnections(url: string): RedisConnections {
   // be reached fails the commands at once (maxRetriesPerRequest 0).
   const node: RedisOptions = {
     protocol,
-    connectTimeout: 2000,
-    autoResendUnfulfilledCommands: false,
+    ...deadlines(timeoutMs),
     maxRetriesPerRequest: 0,
     ...(cluster.username === undefined ? {} : { username: cluster.username }),
     ...(cluster.password === undefined ? {} : { password: cluster.password }),
@@ -93,7 +122,7 @@ export function redisConnections(url: string): RedisConnections {
     retryDelayOnFailover: 200,
     retryDelayOnClusterDown: 200,
     retryDelayOnTryAgain: 200,
-    slotsRefreshTimeout: 2000,
+    slotsRefreshTimeout: timeoutMs,
     // The slots map is read again every second (and at once after a failed command, `troubled`):
     // a master that died stops being asked once its replica has taken over.
     slotsRefreshInterval: 1000,
@@ -110,5 +139,8 @@ export function redisConnections(url: string): RedisConnections {
   // A subscription sent before the subscribers know the slots may go to one being replaced.
   const subscribersReady = Promise.race([new Promise((resolve) => sharded.once('subscribersReady', resolve)), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
   const troubled = () => (commands as unknown as Cluster).refreshSlotsCache();
-  return { commands, sharded, watcher, masters, resubscribedEvent: 'subscribersReady', subscribersReady, troubled };
+  // The command nodes and the sessions-channel watcher's are pinged; the sharded subscribers are
+  // ioredis's own (one per master), made again by it when their node's connection ends.
+  const probed = () => [...(commands as unknown as Cluster).nodes('all'), ...(watcher as unknown as Cluster).nodes('all')];
+  return { commands, sharded, watcher, masters, probed, essential: masters, resubscribedEvent: 'subscribersReady', subscribersReady, troubled };
 }

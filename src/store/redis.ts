@@ -26,6 +26,7 @@ import { completion, eventKeyRecord, keyedEventRepeat, openCallsOf, stampOf, sta
 import { waitAtMost } from '../common/wait-at-most.js';
 import { Listeners } from './listeners.js';
 import { redisConnections } from './redis-connections.js';
+import { RedisHealth } from './redis-health.js';
 import { DurabilityCheck } from './redis-durability.js';
 import { SCRIPTS, type Arg, type Reply, type Scripts } from './redis-scripts.js';
 import { SessionIndex } from './redis-index.js';
@@ -74,6 +75,10 @@ const SUBSCRIBE_DEADLINE_MS = 3000;
 /** How long a write waits for its replicas (HOROLOGIUM_REDIS_WAIT_REPLICAS) before it is a 503. */
 const REPLICA_WAIT_MS = 1000;
 type WriteScript = 'hAppend' | 'hStartCall' | 'hCompleteCall' | 'hAck' | 'hDeleteSession';
+/** How long a command may go unanswered when StoreOptions.timeoutMs is not given (HOROLOGIUM_STORE_TIMEOUT's default). */
+const DEFAULT_TIMEOUT_MS = 2000;
+/** ioredis's error for a command past its commandTimeout. */
+const isTimeout = (err: unknown) => err instanceof Error && err.message === 'Command timed out';
 /** How long start-up waits for Redis (every connection ready) before it gives up. */
 const OPEN_DEADLINE_MS = 15_000;
 /**
@@ -159,13 +164,20 @@ export class RedisStore implements Store {
   private readonly waitReplicas: number;
   /** Called when a command fails (a cluster then reads its slots map again). */
   private readonly troubled: () => void;
+  /** Pings every connection each second: readiness, and dead links found without traffic. */
+  private readonly health: RedisHealth;
 
   constructor(
     url: string,
     private readonly options: StoreOptions,
     private readonly clock: Clock = systemClock,
   ) {
-    const connections = redisConnections(url);
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const connections = redisConnections(url, timeoutMs);
+    this.health = new RedisHealth(connections.probed, connections.essential, {
+      pinged: (at) => this.options.telemetry?.pinged?.(at),
+      timedOut: () => this.options.telemetry?.trouble('timeout'),
+    });
     this.redis = connections.commands as Redis & Scripts;
     // Subscriptions fail at once while their connection is away (the subscriber is told to try
     // again), and are made again by hand so that `resync` is announced only once a channel is
@@ -238,6 +250,7 @@ export class RedisStore implements Store {
     });
     this.watcherLostAt = undefined;
     this.opened = true;
+    this.health.start();
   }
 
   /** What Redis's settings mean for durability (redis-durability.ts): logged at start-up, shown by /readyz. */
@@ -247,6 +260,7 @@ export class RedisStore implements Store {
 
   async close(): Promise<void> {
     this.opened = false;
+    this.health.stop();
     this.channels.clear();
     this.sessionsFeed.clear();
     for (const { timer } of this.rechecks.values()) clearTimeout(timer);
@@ -272,12 +286,9 @@ export class RedisStore implements Store {
     for (const connection of [this.redis, this.sharded, this.watcher]) connection.disconnect();
   }
 
+  /** What the health pings said last: known at once, so /readyz never waits on a silent link. */
   async isReady(): Promise<boolean> {
-    if (this.redis.status !== 'ready') return false;
-    return this.redis.ping().then(
-      (r) => r === 'PONG',
-      () => false,
-    );
+    return this.opened && this.health.healthy;
   }
 
   async appendEvent(session: string, type: string, dataJson: string): Promise<EventRecord> {
@@ -533,7 +544,7 @@ export class RedisStore implements Store {
     try {
       await ready;
     } catch (err) {
-      this.options.telemetry?.trouble('command_error');
+      this.options.telemetry?.trouble(isTimeout(err) ? 'timeout' : 'command_error');
       throw new StoreUnavailableError(`redis: cannot subscribe: ${(err as Error).message}`, { cause: err });
     }
   }

@@ -266,7 +266,7 @@ export interface StoreWarning {
   message: string;
 }
 
-export type StoreTrouble = 'command_error' | 'reconnect';
+export type StoreTrouble = 'command_error' | 'reconnect' | 'timeout';
 export type RedisChannelKind = 'session' | 'sessions';
 
 export interface Store {
@@ -346,6 +346,12 @@ export interface StoreOptions {
    */
   waitReplicas?: number;
   /**
+   * Shared stores (redis): how long a command may go unanswered, in ms (HOROLOGIUM_STORE_TIMEOUT, 2 s
+   * by default). Past it the command fails (503), its connection is torn down and made again, and
+   * readiness says unavailable until a ping is answered.
+   */
+  timeoutMs?: number;
+  /**
    * sqlite: commit a small batch on the main thread when the writer thread is idle (the default:
    * cheaper at low load, the same commit). false keeps every commit on the writer thread.
    */
@@ -364,6 +370,8 @@ export interface StoreTelemetry {
   committed(writes: number, seconds: number): void;
   /** The backend had trouble (redis): a command failed, or a connection is reconnecting. */
   trouble(kind: StoreTrouble): void;
+  /** A shared store's connection answered a health ping; `at` is when (ms since the epoch). */
+  pinged?(at: number): void;
   /** redis: a pub/sub message arrived, on a session's channel or on the sessions channel. */
   received(channel: RedisChannelKind): void;
 }

@@ -81,6 +81,24 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly storeTimeouts = new Counter({
+    name: 'horologium_store_timeouts_total',
+    help: 'Store commands and health pings that got no reply within HOROLOGIUM_STORE_TIMEOUT (their connection is made again).',
+    registers: [this.registry],
+  });
+
+  /** When a shared store's connection last answered a health ping (ms since the epoch); 0: never. */
+  private lastStorePing = 0;
+
+  readonly storePingAge = new Gauge({
+    name: 'horologium_store_ping_age_seconds',
+    help: 'Seconds since a connection of the shared store (redis) last answered a health ping; absent for embedded stores.',
+    registers: [this.registry],
+    collect: () => {
+      if (this.lastStorePing > 0) this.storePingAge.set((Date.now() - this.lastStorePing) / 1000);
+    },
+  });
+
   readonly retentionEntriesRemoved = new Counter({
     name: 'horologium_retention_entries_removed_total',
     help: 'Acknowledged queue entries removed by HOROLOGIUM_RETAIN_ACKED.',
@@ -173,7 +191,10 @@ export class Metrics {
       this.storeCommitDuration.observe(seconds);
       this.storeCommitWrites.observe(writes);
     },
-    trouble: (kind) => (kind === 'reconnect' ? this.redisReconnects : this.redisCommandErrors).inc(),
+    trouble: (kind) => (kind === 'reconnect' ? this.redisReconnects : kind === 'timeout' ? this.storeTimeouts : this.redisCommandErrors).inc(),
+    pinged: (at) => {
+      this.lastStorePing = Math.max(this.lastStorePing, at);
+    },
     received: (channel) => this.redisReceived[channel]++,
   };
 
