@@ -88,7 +88,10 @@ if (requireRedis(t)) {
     t.teardown(() => sdk.close());
     sdk.subscribe('f1', 0);
     const sseStatus = () => sse.records().filter((r) => r.event === 'status');
-    await until(() => statusCount(ws, 'f1') === 3 && sseStatus().length === 3 && seen.length === 3);
+    // Every stream has the first incarnation before the FLUSHALL (the AG-UI stream too: its first
+    // request loads AG-UI's modules, and a late one would subscribe to the new incarnation only).
+    const agUiFirst = () => agUi.records().filter((r) => r.id?.startsWith(`${before.epoch}:`)).length;
+    await until(() => statusCount(ws, 'f1') === 3 && sseStatus().length === 3 && seen.length === 3 && agUiFirst() === 3, 'every stream with the first incarnation');
 
     t.match(await redis.command('FLUSHALL'), /^\+OK/);
     for (let k = 1; k <= 7; k++) t.equal(await post(a, 'f1', 100 + k), k, `the new incarnation numbers from 1 (${k})`);
