@@ -13,7 +13,7 @@ for (const store of [new SqliteStore(dir + '/a.db', { historySize: 1000 }), new 
   const r = 'x'.repeat(2000);
   const t0 = performance.now();
   for (let b = 0; b < 400; b++) {
-    await Promise.all(Array.from({ length: 50 }, (_, k) => store.completeCall('s', { callId: `c${b}-${k}`, name: 'n', argsJson: null, resultJson: `"${r}"`, executionTimeJson: null, isError: false, fingerprint: `f${b}-${k}`, completed: { name: "n", callId: `c${b}-${k}`, isError: false, previewJson: `"${r}"`, argumentsJson: null } })));
+    await Promise.all(Array.from({ length: 50 }, (_, k) => store.completeCall('s', { callId: `c${b}-${k}`, name: 'n', argsJson: null, resultJson: `"${r}"`, executionTimeJson: null, isError: false, fingerprint: `f${b}-${k}`, completed: { name: "n", callId: `c${b}-${k}`, isError: false, previewJson: `"${r}"`, argumentsJson: null, resultBytes: r.length + 2, truncated: false } })));
   }
   console.log(store.kind, ((performance.now() - t0) * 1000 / 20000).toFixed(1), 'µs per completeCall (batches of 50)');
 }

@@ -22,7 +22,7 @@ function op(k: number): WriteOp {
     session: 's',
     input: {
       callId: `c${k}`, name: 'grep', argsJson: null, resultJson, executionTimeJson: null, isError: false, fingerprint: `f${k}`,
-      completed: { name: 'grep', callId: `c${k}`, isError: false, previewJson: JSON.stringify(content), argumentsJson: null },
+      completed: { name: 'grep', callId: `c${k}`, isError: false, previewJson: JSON.stringify(content), argumentsJson: null, resultBytes: Buffer.byteLength(resultJson), truncated: false },
     },
   };
 }

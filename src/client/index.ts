@@ -51,6 +51,10 @@ export interface ToolCompletedData {
   result: string | Record<string, unknown>;
   /** As in tool_starting: from this result's body, or from the earlier tool-calls. */
   arguments: unknown;
+  /** v1.2: UTF-8 bytes of the full result's JSON text (the queue entry's message.content). Absent on events stored before v1.2. */
+  result_bytes?: number;
+  /** v1.2: true exactly when truncation cut the preview. Absent on events stored before v1.2: treat a preview as possibly cut. */
+  truncated?: boolean;
 }
 
 export type ToolStartingEvent = StatusEventOf<'tool_starting', ToolStartingData>;

@@ -8,7 +8,7 @@ import { HorologiumError } from '../common/errors.js';
 import { fingerprint } from '../json/fingerprint.js';
 import { jsonText, member, type JsonNode } from '../json/lossless.js';
 import { argumentTexts, withLongStringsTruncated } from '../preview/arguments.js';
-import { previewJson } from '../preview/preview.js';
+import { preview as previewOf } from '../preview/preview.js';
 import type { AppContext } from '../app-context.js';
 import { eventBodySchema, RESERVED_EVENT_TYPES, toolCallBodySchema, toolResultBodySchema } from '../wire/schemas.js';
 import { objectBody, validBody } from '../http/json-body.js';
@@ -55,7 +55,7 @@ export function ingestRoutes(app: FastifyInstance, ctx: AppContext): void {
     const execNode = member(object, 'execution_time');
     const resultJson = jsonText(doc, resultNode);
     const argsJson = argsNode ? jsonText(doc, argsNode) : null;
-    const preview = previewJson(doc, resultNode, fields.name, previewOptions);
+    const preview = previewOf(doc, resultNode, fields.name, previewOptions);
     const bodyArguments = argsNode ? withLongStringsTruncated(doc, argsNode, config.previewLimit) : undefined;
     const isError = fields.is_error ?? false;
     const outcome = await store.completeCall(session, {
@@ -66,7 +66,15 @@ export function ingestRoutes(app: FastifyInstance, ctx: AppContext): void {
       executionTimeJson: execNode && execNode.kind === 'number' ? jsonText(doc, execNode) : null,
       isError,
       fingerprint: fingerprint(fields.name, argsJson, resultJson),
-      completed: { name: fields.name, callId: fields.call_id, isError, previewJson: preview, argumentsJson: bodyArguments ?? null },
+      completed: {
+        name: fields.name,
+        callId: fields.call_id,
+        isError,
+        previewJson: preview.json,
+        argumentsJson: bodyArguments ?? null,
+        resultBytes: Buffer.byteLength(resultJson),
+        truncated: preview.truncated,
+      },
     });
     if (outcome.status === 'conflict') throw new HorologiumError('CALL_ID_CONFLICT', `call_id ${fields.call_id}: ${outcome.message}.`);
     const duplicate = outcome.status === 'duplicate';

@@ -21,6 +21,7 @@ export function sessionRoutes(app: FastifyInstance, ctx: AppContext): void {
       limit: query.limit,
       ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
       ...(query.prefix === undefined ? {} : { prefix: query.prefix }),
+      ...(query.state === undefined ? {} : { state: query.state }),
       covers: (session) => principal !== undefined && coversSession(principal, session),
     });
     return { sessions: page.sessions.map(sessionSummaryJson), next: page.next };

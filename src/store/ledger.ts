@@ -35,9 +35,12 @@ export interface SessionHeads {
   /** ms since the epoch of the first write and of the last event; 0 for a session that does not exist. */
   createdAt: number;
   lastEventAt: number;
+  /** Calls started (tool-calls) and not completed yet; completed calls with is_error (v1.2). */
+  openCalls: number;
+  errors: number;
 }
 
-export const EMPTY_HEADS: SessionHeads = Object.freeze({ eventHead: 0, queueHead: 0, committed: 0, epoch: '', createdAt: 0, lastEventAt: 0 });
+export const EMPTY_HEADS: SessionHeads = Object.freeze({ eventHead: 0, queueHead: 0, committed: 0, epoch: '', createdAt: 0, lastEventAt: 0, openCalls: 0, errors: 0 });
 
 /**
  * The epoch of a session's next incarnation: the store's own epoch (a file's, a process's), and
@@ -111,7 +114,8 @@ export class Ledger {
     const now = this.clock();
     const heads = tx.heads(session);
     const event = this.event(tx, session, heads, composeToolStarting(input, stampOf(session, now)));
-    tx.setHeads(session, active(tx, session, heads, event.seq, now));
+    const started = active(tx, session, heads, event.seq, now);
+    tx.setHeads(session, { ...started, openCalls: started.openCalls + 1 });
     tx.putCall(session, input.callId, { started: { ...startedCall(input, now), eventSeq: event.seq } });
     return { status: 'created', eventSeq: event.seq, event };
   }
@@ -127,7 +131,14 @@ export class Ledger {
     const queueSeq = heads.queueHead + 1;
     tx.insertQueueEntry(session, { queueSeq, ...entry });
     const event = this.event(tx, session, heads, composed);
-    tx.setHeads(session, { ...active(tx, session, heads, event.seq, now), queueHead: queueSeq });
+    const after = active(tx, session, heads, event.seq, now);
+    tx.setHeads(session, {
+      ...after,
+      queueHead: queueSeq,
+      // The call was open if it was started (a result without tool-calls never was).
+      openCalls: record.started ? Math.max(0, after.openCalls - 1) : after.openCalls,
+      errors: after.errors + (input.isError ? 1 : 0),
+    });
     tx.putCall(session, input.callId, {
       ...record,
       completed: { fingerprint: input.fingerprint, queueSeq, eventSeq: event.seq },

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { ack, EMPTY_HEADS, incarnationEpoch, Ledger, openCallsOf, storedEntry, type CallRecord, type Clock, type LedgerTx, type SessionHeads } from './ledger.js';
 import { Listeners, localFeed } from './listeners.js';
 import { byActivity, decodeCursor, encodeCursor, isAfter } from './session-cursor.js';
+import { inState } from '../wire/sessions.js';
 import type {
   AckOutcome,
   CompleteCallInput,
@@ -129,7 +130,7 @@ export class MemoryStore implements Store, LedgerTx {
     const all = [...this.sessions.keys()]
       .filter((s) => (query.prefix === undefined || s.startsWith(query.prefix)) && query.covers(s))
       .map((s) => this.summary(s) as SessionSummary)
-      .filter((s) => after === undefined || isAfter(s, after))
+      .filter((s) => (after === undefined || isAfter(s, after)) && (query.state === undefined || inState(s, query.state)))
       .sort(byActivity);
     const sessions = all.slice(0, query.limit);
     const last = sessions[sessions.length - 1];
@@ -219,6 +220,8 @@ export class MemoryStore implements Store, LedgerTx {
       committed: h.committed,
       createdAt: h.createdAt,
       lastEventAt: h.lastEventAt,
+      openCalls: h.openCalls,
+      errors: h.errors,
     };
   }
 

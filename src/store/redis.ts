@@ -33,6 +33,7 @@ import { SessionIndex } from './redis-index.js';
 import { decodeQueueEntry, encodeQueueEntry } from './redis-queue-entry.js';
 import { redisVersion, versionProblem } from './redis-version.js';
 import { decodeCursor, encodeCursor } from './session-cursor.js';
+import { inState } from '../wire/sessions.js';
 import {
   StoreUnavailableError,
   type AckOutcome,
@@ -351,6 +352,7 @@ export class RedisStore implements Store {
         'hCompleteCall',
         k.heads, k.events, k.queue, k.calls,
         input.callId, expected, entry, decided.composed.head, input.fingerprint, this.options.historySize, randomUUID(), k.channel, session, at, SESSIONS_CHANNEL,
+        input.isError ? '1' : '0',
       );
       if (reply[0] === 'changed') {
         record = callRecord(reply.slice(1));
@@ -408,7 +410,7 @@ export class RedisStore implements Store {
     for await (const { session } of this.index.newestFirst(start)) {
       if ((query.prefix !== undefined && !session.startsWith(query.prefix)) || !query.covers(session)) continue;
       const summary = await this.sessionSummary(session);
-      if (!summary) continue;
+      if (!summary || (query.state !== undefined && !inState(summary, query.state))) continue;
       if (sessions.length === query.limit) return { sessions, next: encodeCursor(sessions[sessions.length - 1] as SessionSummary) };
       sessions.push(summary);
     }
@@ -417,7 +419,7 @@ export class RedisStore implements Store {
 
   async sessionSummary(session: string): Promise<SessionSummary | undefined> {
     const k = keys(session);
-    const [eventHead, queueHead, committed, epoch, createdAt, lastEventAt, oldest] = await this.call(() =>
+    const [eventHead, queueHead, committed, epoch, createdAt, lastEventAt, oldest, openCalls, errors] = await this.call(() =>
       this.redis.hSessionSummary(k.heads, k.events, k.queue, k.calls, randomUUID(), k.channel, session),
     );
     if (createdAt === null || createdAt === undefined) return undefined;
@@ -430,6 +432,8 @@ export class RedisStore implements Store {
       committed: Number(committed ?? 0),
       createdAt: Number(createdAt),
       lastEventAt: Number(lastEventAt ?? createdAt),
+      openCalls: Number(openCalls ?? 0),
+      errors: Number(errors ?? 0),
     };
   }
 

@@ -6,7 +6,8 @@
 import type Database from 'better-sqlite3';
 import type { CallRecord, SessionHeads } from './ledger.js';
 import { decodeCursor, encodeCursor } from './session-cursor.js';
-import { headsOf, headsReader, nextEpochReader, openForReading, type HeadsRow } from './sqlite-schema.js';
+import { HEADS_COLUMNS, headsOf, headsReader, nextEpochReader, openForReading, type HeadsRow } from './sqlite-schema.js';
+import { inState } from '../wire/sessions.js';
 import type { EventPage, QueuePage, SessionList, SessionListQuery, SessionSummary, StoredQueueEntry } from './types.js';
 
 interface QueueRow {
@@ -114,6 +115,7 @@ export class SqliteReader {
       for (const row of rows) {
         at = { lastEventAt: row.last_event_at, session: row.id };
         if (!query.covers(row.id)) continue;
+        if (query.state !== undefined && !inState(headsOf(row), query.state)) continue;
         if (sessions.length === query.limit) {
           const last = sessions[sessions.length - 1] as SessionSummary;
           return { sessions, next: encodeCursor(last) };
@@ -133,6 +135,8 @@ export class SqliteReader {
       oldest: (this.st.oldestEvent.get(row.id) as { oldest: number | null }).oldest ?? 0,
       queueHead: h.queueHead,
       committed: h.committed,
+      openCalls: h.openCalls,
+      errors: h.errors,
       createdAt: h.createdAt,
       lastEventAt: h.lastEventAt,
     };
@@ -170,10 +174,10 @@ function prepare(db: Database.Database) {
     oldestEvent: db.prepare('SELECT MIN(seq) AS oldest FROM events WHERE session = ?'),
     queueDepth: db.prepare('SELECT SUM(queue_head - committed) AS depth FROM sessions'),
     oldestEntry: db.prepare('SELECT MIN(queue_seq) AS oldest FROM queue WHERE session = ?'),
-    session: db.prepare('SELECT id, event_head, queue_head, committed, epoch, created_at, last_event_at FROM sessions WHERE id = ?'),
+    session: db.prepare(`SELECT ${HEADS_COLUMNS} FROM sessions WHERE id = ?`),
     // Keyset paging on the activity index (last_event_at DESC, id).
     listAfter: db.prepare(
-      `SELECT id, event_head, queue_head, committed, epoch, created_at, last_event_at FROM sessions INDEXED BY sessions_by_activity
+      `SELECT ${HEADS_COLUMNS} FROM sessions INDEXED BY sessions_by_activity
        WHERE (last_event_at < ? OR (last_event_at = ? AND id > ?)) AND id >= ? AND id < ?
        ORDER BY last_event_at DESC, id ASC LIMIT ?`,
     ),

@@ -71,6 +71,7 @@ export function openForWriting(path: string): { db: Database.Database; epoch: st
   db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)').run('epoch', randomUUID());
   const epoch = readEpoch(db);
   addSessionColumns(db, epoch);
+  addCallCounts(db);
   return { db, epoch };
 }
 
@@ -93,6 +94,25 @@ function addSessionColumns(db: Database.Database, epoch: string): void {
   db.exec('CREATE INDEX IF NOT EXISTS sessions_by_activity ON sessions (last_event_at DESC, id)');
 }
 
+/**
+ * v1.2: each session row counts its open calls and its errors, kept at write time. A file from
+ * before gets the columns, filled once from what it holds: the call records started and not
+ * completed, and the error entries still in the queue (acknowledged ones removed by retention are
+ * not counted).
+ */
+function addCallCounts(db: Database.Database): void {
+  const columns = new Set((db.prepare('PRAGMA table_info(sessions)').all() as Array<{ name: string }>).map((c) => c.name));
+  if (columns.has('open_calls')) return;
+  db.transaction(() => {
+    db.exec('ALTER TABLE sessions ADD COLUMN open_calls INTEGER NOT NULL DEFAULT 0');
+    db.exec('ALTER TABLE sessions ADD COLUMN errors INTEGER NOT NULL DEFAULT 0');
+    db.exec(`UPDATE sessions SET
+      open_calls = (SELECT COUNT(*) FROM calls WHERE calls.session = sessions.id
+        AND json_extract(record, '$.started') IS NOT NULL AND json_extract(record, '$.completed') IS NULL),
+      errors = (SELECT COUNT(*) FROM queue WHERE queue.session = sessions.id AND is_error = 1)`);
+  })();
+}
+
 /** Opens the file the writer created, for reads only. */
 export function openForReading(path: string): Database.Database {
   const db = new Database(path, { fileMustExist: true });
@@ -106,12 +126,15 @@ function readEpoch(db: Database.Database): string {
 
 /** A session's heads as read by both connections (EMPTY_HEADS for a session that does not exist). */
 export function headsReader(db: Database.Database): (session: string) => SessionHeads {
-  const statement = db.prepare('SELECT event_head, queue_head, committed, epoch, created_at, last_event_at FROM sessions WHERE id = ?');
+  const statement = db.prepare(`SELECT ${HEADS_COLUMNS} FROM sessions WHERE id = ?`);
   return (session) => {
     const row = statement.get(session) as HeadsRow | undefined;
     return row ? headsOf(row) : EMPTY_HEADS;
   };
 }
+
+/** The columns of a session row that HeadsRow names, for SELECT. */
+export const HEADS_COLUMNS = 'id, event_head, queue_head, committed, epoch, created_at, last_event_at, open_calls, errors';
 
 export interface HeadsRow {
   event_head: number;
@@ -120,10 +143,21 @@ export interface HeadsRow {
   epoch: string;
   created_at: number;
   last_event_at: number;
+  open_calls: number;
+  errors: number;
 }
 
 export function headsOf(row: HeadsRow): SessionHeads {
-  return { eventHead: row.event_head, queueHead: row.queue_head, committed: row.committed, epoch: row.epoch, createdAt: row.created_at, lastEventAt: row.last_event_at };
+  return {
+    eventHead: row.event_head,
+    queueHead: row.queue_head,
+    committed: row.committed,
+    epoch: row.epoch,
+    createdAt: row.created_at,
+    lastEventAt: row.last_event_at,
+    openCalls: row.open_calls,
+    errors: row.errors,
+  };
 }
 
 /** The epoch a session that does not exist would get at its next write. */

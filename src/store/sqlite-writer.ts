@@ -87,7 +87,7 @@ export class SqliteWriter {
         for (const [s, h] of this.batchHeads) {
           // A session deleted in this batch (and not written again) keeps no row.
           if (h.createdAt === 0) this.st.deleteHeads.run(s);
-          else this.st.setHeads.run(s, h.eventHead, h.queueHead, h.committed, h.epoch, h.createdAt, h.lastEventAt);
+          else this.st.setHeads.run(s, h.eventHead, h.queueHead, h.committed, h.epoch, h.createdAt, h.lastEventAt, h.openCalls, h.errors);
         }
         for (const [s, from] of this.batchTrims) this.st.trimEvents.run(s, from);
         if (probe) this.st.probe.run(`${Date.now()}:${PROBE_FILL}`);
@@ -175,9 +175,10 @@ function prepare(db: Database.Database) {
   return {
     probe: db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('probe', ?)"),
     setHeads: db.prepare(
-      `INSERT INTO sessions (id, event_head, queue_head, committed, epoch, created_at, last_event_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO sessions (id, event_head, queue_head, committed, epoch, created_at, last_event_at, open_calls, errors) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET event_head = excluded.event_head, queue_head = excluded.queue_head, committed = excluded.committed,
-         epoch = excluded.epoch, created_at = excluded.created_at, last_event_at = excluded.last_event_at`,
+         epoch = excluded.epoch, created_at = excluded.created_at, last_event_at = excluded.last_event_at,
+         open_calls = excluded.open_calls, errors = excluded.errors`,
     ),
     deleteHeads: db.prepare('DELETE FROM sessions WHERE id = ?'),
     deleteEvents: db.prepare('DELETE FROM events WHERE session = ?'),

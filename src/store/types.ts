@@ -1,5 +1,5 @@
 import type { QueueReplyEntry, QueueReplyPage } from '../wire/queue-reply.js';
-import type { SessionSummary } from '../wire/sessions.js';
+import type { SessionState, SessionSummary } from '../wire/sessions.js';
 import type { ToolCompletedFields, ToolStartingFields } from '../wire/event-composer.js';
 
 /**
@@ -156,6 +156,8 @@ export interface SessionListQuery {
   /** The opaque cursor of the previous page's `next`. */
   cursor?: string;
   prefix?: string;
+  /** Only sessions in this state (v1.2: running, failed, idle). */
+  state?: SessionState;
   /** Only sessions this accepts (the token's patterns). */
   covers: (session: string) => boolean;
 }

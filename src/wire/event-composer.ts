@@ -47,6 +47,10 @@ export interface ToolCompletedFields {
   previewJson: string;
   /** JSON text of `arguments` from this body's args; null when it sent none. */
   argumentsJson: string | null;
+  /** v1.2: UTF-8 bytes of the full result's JSON text as kept on the model route (message.content). */
+  resultBytes: number;
+  /** v1.2: whether truncation shortened the preview's text. */
+  truncated: boolean;
 }
 
 /** What only the store knows when it commits a result. */
@@ -70,7 +74,8 @@ export function composeToolStarting(f: ToolStartingFields, stamp: EventStamp): C
 export function composeToolCompleted(f: ToolCompletedFields, c: ToolCompletedContext, stamp: EventStamp): ComposedEvent {
   const data =
     `{"name":${JSON.stringify(f.name)},"call_id":${JSON.stringify(f.callId)},"execution_time":${c.executionTimeJson},` +
-    `"is_error":${f.isError},"result":${f.previewJson},"arguments":${f.argumentsJson ?? c.startedArgumentsJson ?? 'null'}}`;
+    `"is_error":${f.isError},"result":${f.previewJson},"arguments":${f.argumentsJson ?? c.startedArgumentsJson ?? 'null'},` +
+    `"result_bytes":${f.resultBytes},"truncated":${f.truncated}}`;
   return composeEvent('tool_completed', data, stamp);
 }
 

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { wholeNumberPattern } from './number-pattern.js';
+import { SESSION_STATES } from './sessions.js';
 
 export const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 const NO_CONTROL = /^\P{Cc}*$/u;
@@ -127,6 +128,7 @@ export const sessionsQuerySchema = z
     limit: wholeNumber('limit', 1, 500).default(50),
     cursor: text(1, 1024, 'cursor must be 1 to 1024 characters (the next_cursor of the page before)').optional(),
     prefix: text(1, 128, 'prefix must be 1 to 128 characters').optional(),
+    state: z.enum(SESSION_STATES, { error: 'state must be running (open calls), failed (errors) or idle (neither)' }).optional(),
   })
   .meta({ title: 'SessionsQuery' });
 
@@ -165,6 +167,43 @@ export const eventSeqReplySchema = z.object({ event_seq: seq, duplicate: z.boole
 export const toolResultReplySchema = z
   .object({ call_id: z.string(), queue_seq: seq, event_seq: seq, duplicate: z.boolean() })
   .meta({ title: 'ToolResultReply' });
+
+/**
+ * The data of the two tool events, described once (docs/protocol.md sections 4 and 12): the event
+ * composer's output is checked against these (test/wire/event-data.test.ts), schemas/ publishes
+ * them, and the SDK's ToolStartingData / ToolCompletedData are checked to be these types.
+ */
+export const toolStartingDataSchema = z
+  .object({
+    name: z.string(),
+    call_id: z.string(),
+    args: z.string().meta({ description: 'A one-line echo of the arguments, at most 120 characters ("" when the call sent none).' }),
+    arguments: jsonValue.meta({ description: 'The arguments as sent, every string longer than the preview limit truncated; null when none were sent.' }),
+  })
+  .meta({ title: 'ToolStartingData' });
+
+export const toolCompletedDataSchema = z
+  .object({
+    name: z.string(),
+    call_id: z.string(),
+    execution_time: z.number().nonnegative().nullable(),
+    is_error: z.boolean(),
+    result: z
+      .union([z.string(), z.record(z.string(), jsonValue)])
+      .meta({ description: 'The preview: a pass-through object as sent, otherwise text of at most the preview limit.' }),
+    arguments: jsonValue,
+    result_bytes: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .meta({ description: "v1.2: UTF-8 bytes of the full result's JSON text (the queue entry's message.content). Absent on events stored before v1.2." }),
+    truncated: z
+      .boolean()
+      .optional()
+      .meta({ description: 'v1.2: true exactly when truncation shortened the preview. Absent on events stored before v1.2 (a preview then may be cut).' }),
+  })
+  .meta({ title: 'ToolCompletedData' });
 
 export const statusFrameSchema = z
   .object({
@@ -214,6 +253,8 @@ export const sessionSummarySchema = z
     committed: seq,
     created_at: z.string().meta({ description: 'ISO 8601: the first write.' }),
     last_event_at: z.string().meta({ description: 'ISO 8601: the last event (the activity the list is ordered by).' }),
+    open_calls: seq.meta({ description: 'v1.2: calls announced by tool-calls and not completed yet.' }),
+    errors: seq.meta({ description: 'v1.2: completed calls with is_error true.' }),
   })
   .meta({ title: 'SessionSummary' });
 
@@ -312,6 +353,8 @@ export const PUBLISHED = {
   'ack-reply': ackReplySchema,
   'events-reply': eventsReplySchema,
   'status-frame': statusFrameSchema,
+  'tool-starting-data': toolStartingDataSchema,
+  'tool-completed-data': toolCompletedDataSchema,
   'subscribed-frame': subscribedFrameSchema,
   'unsubscribed-frame': unsubscribedFrameSchema,
   'error-frame': errorFrameSchema,

@@ -62,10 +62,10 @@ t.test('tool_completed data: producer time, is_error, body args, preview', async
   const srv = await startServer(t, { previewLimit: 10 });
   await srv.post(`${S}/tool-results`, '{"call_id":"c","name":"sh","result":"0123456789abc","args":{"cmd":"0123456789abc"},"execution_time":1.50,"is_error":true}');
   const events = await srv.get(`${S}/events`);
-  t.ok(events.text.includes('"execution_time":1.50,"is_error":true,"result":"0123456...","arguments":{"cmd":"0123456..."}'));
+  t.ok(events.text.includes('"execution_time":1.50,"is_error":true,"result":"0123456...","arguments":{"cmd":"0123456..."},"result_bytes":15,"truncated":true}'));
   await srv.post(`${S}/tool-results`, '{"call_id":"d","name":"sh","result":null}');
   const last = (await srv.get(`${S}/events?after=1`)).json.events[0].result.data;
-  t.same(last, { name: 'sh', call_id: 'd', execution_time: null, is_error: false, result: '', arguments: null });
+  t.same(last, { name: 'sh', call_id: 'd', execution_time: null, is_error: false, result: '', arguments: null, result_bytes: 4, truncated: false });
   const q = (await srv.get(`${S}/queue?after=1`)).json.entries[0];
   t.same([q.args, q.result, q.execution_time, q.message.content], [null, null, null, 'null']);
 });

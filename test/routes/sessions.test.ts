@@ -20,7 +20,7 @@ t.test('GET /v1/sessions lists by last activity, pages, filters by prefix; GET o
   t.same(list.json.sessions.map((s: any) => s.session), ['a:1', 'a:2', 'b:1']);
   t.equal(list.json.next, null);
   const top = list.json.sessions[0];
-  t.same(Object.keys(top), ['session', 'epoch', 'head', 'oldest', 'queue_head', 'committed', 'created_at', 'last_event_at'], 'the summary members, in order');
+  t.same(Object.keys(top), ['session', 'epoch', 'head', 'oldest', 'queue_head', 'committed', 'created_at', 'last_event_at', 'open_calls', 'errors'], 'the summary members, in order (v1.2 adds the last two)');
   t.match(top, { session: 'a:1', head: 2, oldest: 1, queue_head: 1, committed: 0 });
   t.match(top.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   t.ok(Date.parse(top.last_event_at) >= Date.parse(top.created_at));
@@ -95,4 +95,28 @@ t.test('a real process with HOROLOGIUM_SESSION_TTL=1s deletes an idle session by
   t.ok(Date.now() - started < 3000, `deleted about a second after its last event (${Date.now() - started} ms after subscribing)`);
   t.equal((await api.get('/v1/sessions/idle')).status, 404, 'unacknowledged entries and all');
   t.match((await api.get('/metrics')).text, /^horologium_retention_sessions_removed_total 1$/m);
+});
+
+t.test('v1.2: open_calls and errors in every summary; GET /v1/sessions?state=running|failed|idle, anything else 400', async (t) => {
+  const srv = await startServer(t);
+  await srv.post('/v1/sessions/st-run/tool-calls', { call_id: 'c1', name: 'grep', args: {} });
+  await srv.post('/v1/sessions/st-fail/tool-calls', { call_id: 'c1', name: 'grep', args: {} });
+  await srv.post('/v1/sessions/st-fail/tool-results', { call_id: 'c1', name: 'grep', result: 'boom', is_error: true });
+  await srv.post('/v1/sessions/st-idle/tool-results', { call_id: 'c1', name: 'grep', result: 'ok' });
+  const one = (await srv.get('/v1/sessions/st-fail')).json;
+  t.same([one.open_calls, one.errors], [0, 1], 'one session: its counts');
+  for (const [state, expected] of [
+    ['running', ['st-run']],
+    ['failed', ['st-fail']],
+    ['idle', ['st-idle']],
+  ] as const) {
+    const page = (await srv.get(`/v1/sessions?state=${state}`)).json;
+    t.same(page.sessions.map((s: any) => s.session), expected, `state=${state}`);
+  }
+  const all = (await srv.get('/v1/sessions')).json.sessions.map((s: any) => [s.session, s.open_calls, s.errors]);
+  t.same(all.sort(), [['st-fail', 0, 1], ['st-idle', 0, 0], ['st-run', 1, 0]], 'every summary of the list carries both');
+  for (const bad of ['busy', 'RUNNING', '']) {
+    const r = await srv.get(`/v1/sessions?state=${bad}`);
+    t.same([r.status, r.json.error.code], [400, 'INVALID_QUERY'], `state=${bad}: 400`);
+  }
 });

@@ -18,7 +18,7 @@ export function result(callId: string, resultJson: string, fingerprint = resultJ
     executionTimeJson: null,
     isError: false,
     fingerprint,
-    completed: { name: 'tool', callId, isError: false, previewJson: resultJson, argumentsJson: null },
+    completed: { name: 'tool', callId, isError: false, previewJson: resultJson, argumentsJson: null, resultBytes: Buffer.byteLength(resultJson), truncated: false },
   };
 }
 
@@ -159,6 +159,57 @@ export function storeBehaviour(t: Test, make: StoreFactory): void {
     const [entry] = (await store.readQueue('s', 0, 1)).entries;
     t.ok(entry?.result.equals(Buffer.from(big)), 'the stored bytes are the text\'s UTF-8 bytes');
     t.equal(entry?.executionTimeJson, 'null', 'no start and no producer time: null');
+  });
+
+  t.test('v1.2: open_calls and errors are kept at write time, unchanged by duplicates, filtered by state, kept across a reopen, reset by deletion', async (t) => {
+    const made = await make(t, { historySize: 100 });
+    let store = made.store;
+    const start = (session: string, callId: string) =>
+      store.startCall(session, { callId, name: 'grep', argsJson: null, fingerprint: `f-${callId}`, args: { echo: 'null', arguments: 'null' } });
+    const failed = (callId: string): CompleteCallInput => {
+      const input = result(callId, '"boom"');
+      return { ...input, isError: true, completed: { ...input.completed, isError: true } };
+    };
+    const counts = async (session: string) => {
+      const s = await store.sessionSummary(session);
+      return s ? [s.openCalls, s.errors] : undefined;
+    };
+    await start('run', 'c1');
+    await start('run', 'c2');
+    t.same(await counts('run'), [2, 0], 'two calls started');
+    t.match(await start('run', 'c1'), { status: 'duplicate' }, 'a repeated tool-calls');
+    t.same(await counts('run'), [2, 0], 'changes nothing');
+    await store.completeCall('run', failed('c1'));
+    t.same(await counts('run'), [1, 1], 'an error result: one open call less, one error more');
+    t.match(await store.completeCall('run', failed('c1')), { status: 'duplicate' });
+    t.same(await counts('run'), [1, 1], 'its duplicate changes neither');
+    await store.completeCall('fail', failed('x1'));
+    t.same(await counts('fail'), [0, 1], 'an error result never announced: no open call to close');
+    await store.completeCall('idle', result('y1', '1'));
+    await store.appendEvent('idle2', 'note', '{}');
+    t.same(await counts('idle'), [0, 0]);
+    const listed = async (state: 'running' | 'failed' | 'idle', limit = 10) => {
+      const names: string[] = [];
+      for (let cursor: string | undefined; ; ) {
+        const page = await store.listSessions({ limit, state, covers: () => true, ...(cursor === undefined ? {} : { cursor }) });
+        names.push(...page.sessions.map((s) => s.session));
+        if (!page.next) return names.sort();
+        cursor = page.next;
+      }
+    };
+    t.same(await listed('running'), ['run'], 'state=running: open calls');
+    t.same(await listed('failed'), ['fail', 'run'], 'state=failed: errors');
+    t.same(await listed('idle'), ['idle', 'idle2'], 'state=idle: neither');
+    t.same(await listed('idle', 1), ['idle', 'idle2'], 'pages of one, each after the last');
+    if (made.reopen) {
+      store = await made.reopen();
+      t.same([await counts('run'), await counts('fail')], [[1, 1], [0, 1]], 'kept across a reopen');
+    }
+    await store.completeCall('run', result('c2', '2'));
+    t.same(await counts('run'), [0, 1], 'the last open call completed');
+    await store.deleteSession('run');
+    await start('run', 'c9');
+    t.same(await counts('run'), [1, 0], 'deletion reset the counts');
   });
 
   t.test('a reopened store keeps seqs, cursor, idempotency and epoch', async (t) => {

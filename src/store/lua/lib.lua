@@ -20,7 +20,9 @@
 --                 (a call_id has no control characters, so "\n" cannot occur in one)
 -- The sessions index is not touched here: every script touches the keys of one session only (one
 -- hash slot, as Redis Cluster requires), and the index (redis-index.ts) is updated after the
--- script. The heads also keep watch_at: when the session's last change went out on the sessions channel.
+-- script. The heads also keep watch_at: when the session's last change went out on the sessions channel,
+-- and open_calls and errors (v1.2): calls started and not completed, and error results, counted by
+-- start-call.lua and complete-call.lua as they write.
 --
 -- Published messages, on the session's own shard channel (SPUBLISH on horologium:{s}:ch, in the
 -- session's slot, so only instances with a local subscriber of the session receive them): a JSON

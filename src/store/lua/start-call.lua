@@ -9,4 +9,5 @@ check_session(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[5], ARGV[6], ARGV[7])
 touch(KEYS[1], ARGV[7], ARGV[5], ARGV[8], ARGV[9])
 local seq = append_event(KEYS[1], KEYS[2], ARGV[2], tonumber(ARGV[4]), ARGV[6], ARGV[7], 'tool_starting')
 count_fields(KEYS[1], 'call_fields', redis.call('HSET', KEYS[4], 's\n' .. ARGV[1], ARGV[3], 'se\n' .. ARGV[1], seq))
+redis.call('HINCRBY', KEYS[1], 'open_calls', 1)
 return {'created', seq}
