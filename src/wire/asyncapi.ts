@@ -47,7 +47,7 @@ export function asyncApiDocument(): Record<string, unknown> {
     asyncapi: '3.0.0',
     info: {
       title: 'Horologium status stream',
-      version: '1',
+      version: '1.2',
       description: 'The WebSocket stream of Horologium: subscribe to sessions, get their status frames, replayed then live. The protocol is docs/protocol.md in the Horologium repository (section 5, close codes in "Close codes").',
       license: { name: 'MIT' },
     },

@@ -93,7 +93,7 @@ export function openApiDocument(): Record<string, unknown> {
     openapi: '3.1.0',
     info: {
       title: 'Horologium',
-      version: '1',
+      version: '1.2',
       license: { name: 'MIT', identifier: 'MIT' },
       description: 'Streams AI-agent tool activity: a lossless durable model queue and a live status stream. The protocol is docs/protocol.md in the Horologium repository.',
     },
