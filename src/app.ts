@@ -45,7 +45,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   const authenticator = new Authenticator(config.auth);
   const metrics = new Metrics();
-  const store = options.store ?? await createStore(config.store, { historySize: config.historySize, telemetry: metrics.storeTelemetry, waitReplicas: config.redisWaitReplicas, timeoutMs: config.storeTimeoutMs });
+  const store = options.store ?? await createStore(config.store, { historySize: config.historySize, telemetry: metrics.storeTelemetry, waitReplicas: config.redisWaitReplicas, timeoutMs: config.storeTimeoutMs, ...(config.redisNatMap ? { natMap: config.redisNatMap } : {}) });
   // The store opens (SQLite's writer thread starts, Redis connects) while the routes are registered
   // below; nothing reads or writes it before buildApp returns.
   const opening = store.open();

@@ -25,6 +25,22 @@ const duration = (name: string) =>
     return z.NEVER;
   });
 
+/** HOROLOGIUM_REDIS_NAT_MAP: `announced=reachable` pairs of host:port, comma-separated. */
+const HOST_PORT = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):([0-9]{1,5})$/;
+const natMap = z.string().transform((text, ctx) => {
+  const map: Record<string, { host: string; port: number }> = {};
+  for (const pair of text.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+    const [announced, reachable] = pair.split('=');
+    const to = HOST_PORT.exec(reachable ?? '');
+    if (!announced || !HOST_PORT.test(announced) || !to || Number(to[2]) > 65535) {
+      ctx.addIssue({ code: 'custom', message: `HOROLOGIUM_REDIS_NAT_MAP: "${pair}" is not announced-host:port=reachable-host:port` });
+      return z.NEVER;
+    }
+    map[announced] = { host: (to[1] as string).replace(/^\[|\]$/g, ''), port: Number(to[2]) };
+  }
+  return map;
+});
+
 const list = z
   .string()
   .transform((s) => s.split(',').map((x) => x.trim()).filter((x) => x.length > 0));
@@ -116,6 +132,7 @@ export const environmentSchema = z.object({
   HOROLOGIUM_BODY_LIMIT: integer('HOROLOGIUM_BODY_LIMIT', 1024, 2 ** 30).default(16_777_216),
   HOROLOGIUM_MAX_SUBSCRIPTIONS: integer('HOROLOGIUM_MAX_SUBSCRIPTIONS', 1, 100_000).default(100),
   HOROLOGIUM_REDIS_WAIT_REPLICAS: integer('HOROLOGIUM_REDIS_WAIT_REPLICAS', 0, 16).default(0),
+  HOROLOGIUM_REDIS_NAT_MAP: natMap.optional(),
   HOROLOGIUM_STORE_TIMEOUT: duration('HOROLOGIUM_STORE_TIMEOUT')
     .pipe(z.number().min(100, 'HOROLOGIUM_STORE_TIMEOUT must be at least 100ms').max(600_000, 'HOROLOGIUM_STORE_TIMEOUT must be at most 10m'))
     .default(2000),
@@ -163,6 +180,8 @@ export interface Config {
   maxSubscriptions: number;
   /** redis: replicas each write must reach before its 202 (WAIT), so that a failover loses none. */
   redisWaitReplicas: number;
+  /** Redis Cluster: the address to reach each node at, by the address the cluster announces (behind NAT). */
+  redisNatMap?: Record<string, { host: string; port: number }>;
   /** Shared stores: how long a command may go unanswered before it fails (503) and its connection is made again (ms). */
   storeTimeoutMs: number;
   /** Largest `data` of a generic event, as UTF-8 JSON text (413 EVENT_TOO_LARGE above it). */
@@ -239,6 +258,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     maxSubscriptions: e.HOROLOGIUM_MAX_SUBSCRIPTIONS,
     redisWaitReplicas: e.HOROLOGIUM_REDIS_WAIT_REPLICAS,
     storeTimeoutMs: e.HOROLOGIUM_STORE_TIMEOUT,
+    ...(e.HOROLOGIUM_REDIS_NAT_MAP ? { redisNatMap: e.HOROLOGIUM_REDIS_NAT_MAP } : {}),
     maxEventBytes: e.HOROLOGIUM_MAX_EVENT_BYTES,
     maxConnectionsPerAddress: e.HOROLOGIUM_MAX_CONNECTIONS_PER_ADDRESS,
     rateLimit: e.HOROLOGIUM_RATE_LIMIT,

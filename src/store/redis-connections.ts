@@ -82,7 +82,7 @@ const deadlines = (timeoutMs: number) =>
     autoResendUnfulfilledCommands: false,
   }) satisfies RedisOptions;
 
-export function redisConnections(url: string, timeoutMs: number): RedisConnections {
+export function redisConnections(url: string, timeoutMs: number, natMap?: ClusterOptions['natMap']): RedisConnections {
   const common = { lazyConnect: true, retryStrategy: retry, protocol, ...deadlines(timeoutMs) } satisfies RedisOptions;
   const commandOptions = { ...common, enableOfflineQueue: false, maxRetriesPerRequest: 0, autoResubscribe: false } satisfies RedisOptions;
   const subscriberOptions = { ...common, enableOfflineQueue: false, autoResubscribe: false, maxRetriesPerRequest: null } satisfies RedisOptions;
@@ -127,6 +127,9 @@ export function redisConnections(url: string, timeoutMs: number): RedisConnectio
     // a master that died stops being asked once its replica has taken over.
     slotsRefreshInterval: 1000,
     redisOptions: node,
+    // Nodes behind NAT (Docker, Kubernetes) announce addresses clients cannot reach: each is reached
+    // where HOROLOGIUM_REDIS_NAT_MAP says.
+    ...(natMap ? { natMap } : {}),
   };
   // Typed as Redis: a Cluster answers the same commands (ioredis's Commander), routed by key slot.
   const commands = new Cluster(cluster.nodes, options) as unknown as Redis;

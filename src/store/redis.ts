@@ -174,7 +174,7 @@ export class RedisStore implements Store {
     private readonly clock: Clock = systemClock,
   ) {
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const connections = redisConnections(url, timeoutMs);
+    const connections = redisConnections(url, timeoutMs, options.natMap);
     this.health = new RedisHealth(connections.probed, connections.essential, {
       pinged: (at) => this.options.telemetry?.pinged?.(at),
       timedOut: () => this.options.telemetry?.trouble('timeout'),

@@ -353,6 +353,8 @@ export interface StoreOptions {
    * readiness says unavailable until a ping is answered.
    */
   timeoutMs?: number;
+  /** Redis Cluster: where to reach each node, by the host:port the cluster announces (HOROLOGIUM_REDIS_NAT_MAP). */
+  natMap?: Record<string, { host: string; port: number }>;
   /**
    * sqlite: commit a small batch on the main thread when the writer thread is idle (the default:
    * cheaper at low load, the same commit). false keeps every commit on the writer thread.

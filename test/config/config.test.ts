@@ -128,3 +128,16 @@ t.test('tracing by OpenTelemetry variables: off unless OTEL_TRACES_EXPORTER=otlp
   t.throws(() => loadConfig({ OTEL_TRACES_EXPORTER: 'jaeger' }), /OTEL_TRACES_EXPORTER: jaeger is not supported; use otlp/);
   t.throws(() => loadConfig({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }), /OTEL_EXPORTER_OTLP_PROTOCOL must be http\/protobuf or http\/json/);
 });
+
+t.test('HOROLOGIUM_STORE_TIMEOUT and HOROLOGIUM_REDIS_NAT_MAP', async (t) => {
+  t.equal(loadConfig({}).storeTimeoutMs, 2000, 'the timeout is 2 s by default');
+  t.equal(loadConfig({ HOROLOGIUM_STORE_TIMEOUT: '500ms' }).storeTimeoutMs, 500);
+  t.throws(() => loadConfig({ HOROLOGIUM_STORE_TIMEOUT: '10ms' }), /HOROLOGIUM_STORE_TIMEOUT must be at least 100ms/);
+  t.throws(() => loadConfig({ HOROLOGIUM_STORE_TIMEOUT: 'soon' }), /HOROLOGIUM_STORE_TIMEOUT must be 0 or a non-negative number/);
+  t.same(loadConfig({ HOROLOGIUM_REDIS_NAT_MAP: '10.0.0.5:6379=127.0.0.1:16379, [::1]:7000=redis-b.example:17000' }).redisNatMap, {
+    '10.0.0.5:6379': { host: '127.0.0.1', port: 16379 },
+    '[::1]:7000': { host: 'redis-b.example', port: 17000 },
+  });
+  t.throws(() => loadConfig({ HOROLOGIUM_REDIS_NAT_MAP: '10.0.0.5:6379' }), /"10.0.0.5:6379" is not announced-host:port=reachable-host:port/);
+  t.equal(loadConfig({}).redisNatMap, undefined);
+});

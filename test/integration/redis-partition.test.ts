@@ -13,33 +13,9 @@ import { recordingClient } from '../helpers/recording-client.js';
 import { startServer, type Running } from '../helpers/server.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { sleep, until } from '../helpers/wait.js';
+import { resultText, timedPost as post, type Answer } from '../helpers/timed-post.js';
 
 const TIMEOUT_MS = 2000;
-/** A result with what JSON.parse would lose, to check byte for byte. */
-const resultText = (id: string) => `{"id":"${id}","big":123456789012345678901234567890,"f":1.0}`;
-
-interface Answer {
-  id: string;
-  status: number;
-  ms: number;
-  retryAfter: string | null;
-  /** ms since the fault began (negative before). */
-  at: number;
-}
-
-/** Posts one tool result, with a client-side deadline far past the server's, and times it. */
-async function post(srv: Running, session: string, id: string, origin: number): Promise<Answer> {
-  const started = Date.now();
-  const res = await fetch(`${srv.url}/v1/sessions/${session}/tool-results`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: `{"call_id":"${id}","name":"grep","result":${resultText(id)}}`,
-    signal: AbortSignal.timeout(20_000),
-  }).catch(() => undefined);
-  if (res) await res.arrayBuffer();
-  return { id, status: res?.status ?? 0, ms: Date.now() - started, retryAfter: res?.headers.get('retry-after') ?? null, at: started - origin };
-}
-
 interface Readiness {
   status: number;
   ms: number;
@@ -106,8 +82,9 @@ async function nothingLostOrDoubled(t: Test, run: Awaited<ReturnType<typeof unde
   const { a, b, session, answers } = run;
   const all = [...answers.a, ...answers.b];
   for (const refused of all.filter((x) => x.status !== 202)) {
+    // A refused write's fate is unknown (its command may have run): the retry stores it (202) or finds it stored (200, duplicate).
     const again = await post(b, session, refused.id, 0);
-    t.equal(again.status, 202, `${refused.id}, refused with ${refused.status}, is stored by its retry`);
+    t.ok([200, 202].includes(again.status), `${refused.id}, refused with ${refused.status}, is settled by its retry (${again.status})`);
   }
   const queue = (await b.get(`/v1/sessions/${session}/queue?limit=1000`)).json as { entries: Array<{ call_id: string; message: { content: string } }> };
   const counts = new Map<string, number>();
