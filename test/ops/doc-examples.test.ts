@@ -10,7 +10,7 @@
  * server started here; only the URL is changed (127.0.0.1:8080 and localhost:8080 become the
  * server's). A block fails when it exits non-zero or runs past its deadline. JavaScript imports the
  * SDK as an application installs it (horologium-sdk built from these sources into the app's
- * node_modules, with ws beside it); Python and Ruby use the clients of this repository.
+ * node_modules, with ws and the AI SDK beside it); Python and Ruby use the clients of this repository.
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -89,7 +89,8 @@ async function applicationFolder(t: Test): Promise<string> {
   const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
   const built = await run(process.execPath, [tsc, '-p', join(ROOT, 'sdk'), '--outDir', join(sdk, 'dist')], { cwd: ROOT, env: process.env });
   if (built.code !== 0) throw new Error(`the SDK did not build: ${built.output}`);
-  symlinkSync(join(ROOT, 'node_modules', 'ws'), join(app, 'node_modules', 'ws'), 'dir');
+  // What the examples install beside the SDK: ws (Node 20's WebSocket) and the agent frameworks of docs/integrations.md.
+  for (const peer of ['ws', 'ai']) symlinkSync(join(ROOT, 'node_modules', peer), join(app, 'node_modules', peer), 'dir');
   return app;
 }
 

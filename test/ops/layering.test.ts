@@ -19,7 +19,7 @@ export const LAYERS: ReadonlyArray<readonly string[]> = [
   ['wire'],
   ['sdk-common'],
   ['auth', 'client', 'producer'],
-  ['sdk'],
+  ['sdk', 'integrations'],
   ['panel'],
   ['config'],
   ['store'],

@@ -95,6 +95,10 @@ catch (err) { console.log(JSON.stringify({ name: err.name, message: err.message 
       'horologium-sdk/client: no WebSocket class here: this runtime has no global WebSocket (Node.js before 22) and the optional peer "ws" is not installed. Install it (npm install ws), pass { WebSocket } to HorologiumClient, or use Node.js 22 or later.',
   }, 'no ws: an error at construction that says what to do');
 
+  // horologium-sdk/ai loads nothing of the AI SDK (an optional peer, absent here): importing it works alone.
+  const aiEntry = await run(process.execPath, ['--input-type=module', '-e', "const m = await import('horologium-sdk/ai'); console.log(typeof m.withHorologium, typeof m.flush)"], { cwd: app, timeout: 30_000 });
+  t.equal(aiEntry.stdout.trim(), 'function function', 'horologium-sdk/ai imports without ai installed');
+
   // With ws installed beside it, the root entry's client works as sdk/README.md writes it: no WebSocket passed.
   symlinkSync(join(ROOT, 'node_modules/ws'), join(app, 'node_modules/ws'), 'dir');
   writeFileSync(
