@@ -12,7 +12,8 @@ import type { StatusEvent, ToolCompletedData } from '../client/index.js';
 import { copyButton } from './copy.js';
 import { el } from './dom.js';
 import { clock, duration, readable } from './format.js';
-import { fullResultControl, mayBeCut } from './full-result.js';
+import { cutPreview, fullResultControl } from './full-result.js';
+import { mcpContent, mcpView } from './mcp-result.js';
 import { jsonTree } from './json-tree.js';
 import type { EventItem, Item, ToolItem } from './timeline.js';
 
@@ -55,9 +56,15 @@ function toolCard(item: ToolItem, session: string): HTMLElement {
       timestamp === undefined ? null : el('time', { class: 'at' }, clock(timestamp)),
     ),
     item.args ? el('code', { class: 'args' }, item.args) : null,
-    done === undefined || shown === undefined ? null : preview(done, shown),
-    done !== undefined && shown?.kind === 'plain' && mayBeCut(done.result) ? fullResultControl(session, item.callId, done.result) : null,
+    ...(done === undefined || shown === undefined ? [] : resultViews(session, item.callId, done, shown)),
   );
+}
+
+/** The preview, and for a cut one the line that says so and the control that swaps in the full result. */
+function resultViews(session: string, callId: string, done: ToolCompletedData, shown: Shown): HTMLElement[] {
+  const view = preview(done, shown);
+  const cut = shown.kind === 'plain' ? cutPreview(done) : undefined;
+  return cut === undefined ? [view] : [view, fullResultControl(session, callId, cut, view)];
 }
 
 /**
@@ -82,7 +89,7 @@ function preview(done: ToolCompletedData, shown: Shown): HTMLElement {
       : shown.kind === 'file'
         ? fileView(shown.file, argumentsPath(done.arguments))
         : typeof result === 'string'
-          ? folded('preview', result)
+          ? plainText(result)
           : jsonTree(result);
   return el('div', { class: 'result' }, body, copyButton('result', () => readable(result)));
 }
@@ -187,6 +194,12 @@ function eventCard(item: EventItem): HTMLElement {
     el('header', {}, el('span', { class: 'event-type' }, event.type), el('span', { class: 'spacer' }), el('span', { class: 'seq' }, `#${event.seq}`), el('time', { class: 'at' }, clock(event.timestamp))),
     jsonTree(event.data),
   );
+}
+
+/** A text preview: an MCP result's items when it is one, else the text, folded when long. */
+function plainText(text: string): HTMLElement {
+  const items = mcpContent(text);
+  return items ? mcpView(items) : folded('preview', text);
 }
 
 /** A monospace text, folded when long. */

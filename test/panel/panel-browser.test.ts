@@ -385,18 +385,41 @@ t.test('a cut preview offers the full result: loaded on click, byte for byte, it
     const card = page.locator('.card[data-call-id="g1"]');
     await card.locator('button.load-full').waitFor();
     t.equal(await page.locator('.card[data-call-id="s1"] button.load-full').count(), 0, 'a preview that was not cut offers nothing');
+    const bytes = Buffer.byteLength(JSON.stringify({ content, hits: 512 }));
+    t.equal(await card.locator('.cut-line').textContent(), `preview: 4,000 characters of ${bytes.toLocaleString('en-US')} bytes (${Math.round(bytes / 1024)} KB)`, 'cut, said before any click (v1.2 truncated and result_bytes)');
     await card.locator('button.load-full').click();
     if (allowed) {
-      await card.locator('.full-size').waitFor();
-      t.equal(await card.locator('.full-size').textContent(), 'preview: 4,000 of 20,480 characters');
+      await card.locator('pre.full').waitFor();
+      t.equal(await card.locator('.cut-line').textContent(), 'preview: 4,000 of 20,480 characters');
       t.equal(await card.locator('pre.full').textContent(), content, 'the whole content, as text');
       t.equal(await card.locator('pre.full b').count(), 0, 'never as markup');
+      t.ok(await card.locator('.result').isHidden(), 'the full result takes the preview\'s place: its first lines appear once');
+      t.equal(await card.locator('button.load-full').textContent(), 'Show preview');
+      await card.locator('button.load-full').click();
+      t.ok((await card.locator('.result').isVisible()) && (await card.locator('pre.full').isHidden()), 'and the preview comes back');
     } else {
       await card.locator('.full-size.refused').waitFor();
       t.equal(await card.locator('.full-size').textContent(), 'This token may not read full results: it needs the consume scope.');
     }
     await page.close();
   }
+});
+
+t.test('an MCP CallToolResult reads as text: its text items as text, an image by type and size, isError as an error card', async (t) => {
+  const browser = await launchChromium(t);
+  if (!browser) return;
+  const srv = await startServer(t, { panelDir: await builtPanel() });
+  const result = { content: [{ type: 'text', text: 'line one <b>x</b>\nline two' }, { type: 'image', mimeType: 'image/png', data: 'iVBORw0KGgo=' }], isError: true };
+  t.equal((await srv.post('/v1/sessions/mcp/tool-results', { call_id: 'm1', name: 'fetch', result, is_error: true })).status, 202);
+  const page = await browser.newPage();
+  await page.goto(`${srv.url}/#/sessions/mcp`);
+  const card = page.locator('.card[data-call-id="m1"]');
+  await card.locator('.mcp').waitFor();
+  t.equal(await card.getAttribute('data-state'), 'error', 'is_error: an error card');
+  t.same(await card.locator('.mcp-text').allTextContents(), ['line one <b>x</b>\nline two'], 'the text item as text, never markup');
+  t.equal(await card.locator('.mcp-text b').count(), 0);
+  t.same(await card.locator('.mcp-media').allTextContents(), ['image: image/png, 8 bytes'], 'the image by its type and size');
+  t.equal(await card.locator('pre.preview').count(), 0, 'not the JSON text of the content array');
 });
 
 t.test('keyboard: j/k and the arrows move between sessions, most recent first; / focuses the filter', async (t) => {
