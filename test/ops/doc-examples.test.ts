@@ -90,7 +90,7 @@ async function applicationFolder(t: Test): Promise<string> {
   const built = await run(process.execPath, [tsc, '-p', join(ROOT, 'sdk'), '--outDir', join(sdk, 'dist')], { cwd: ROOT, env: process.env });
   if (built.code !== 0) throw new Error(`the SDK did not build: ${built.output}`);
   // What the examples install beside the SDK: ws (Node 20's WebSocket) and the agent frameworks of docs/integrations.md.
-  for (const peer of ['ws', 'ai', '@langchain', 'zod']) symlinkSync(join(ROOT, 'node_modules', peer), join(app, 'node_modules', peer), 'dir');
+  for (const peer of ['ws', 'ai', '@langchain', '@openai', 'zod']) symlinkSync(join(ROOT, 'node_modules', peer), join(app, 'node_modules', peer), 'dir');
   return app;
 }
 
