@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 /**
- * The `horologium` command: `serve`, `tail`, `post`, `sessions`, `queue`, `delete`, `token`. Each command lives in
+ * The `horologium` command: `serve`, `tail`, `post`, `sessions`, `queue`, `delete`, `token`, `mcp-proxy`. Each command lives in
  * its own file; this one only assembles them (commander parses, writes `--help`, and refuses
  * unknown options).
  */
 import { Command } from 'commander';
 import { deleteCommand } from './delete-command.js';
+import { mcpProxyCommand } from './mcp-proxy-command.js';
 import { postCommand } from './post-command.js';
 import { queueCommand } from './queue-command.js';
 import { serveCommand } from './serve-command.js';
@@ -26,5 +27,6 @@ sessionsCommand(program);
 queueCommand(program);
 deleteCommand(program);
 tokenCommand(program);
+mcpProxyCommand(program);
 
 await program.parseAsync(process.argv);
