@@ -448,7 +448,9 @@ export class RedisStore implements Store {
   private async deleteIfInactive(session: string, inactiveBefore: number | ''): Promise<OpenCall[] | undefined> {
     const k = keys(session);
     // The index entry goes after the keys, unless a write came meanwhile (its activity is later).
-    const cutoff = inactiveBefore === '' ? Date.now() : inactiveBefore;
+    // An explicit deletion counts the millisecond it started in as before it: a write in that same
+    // millisecond (the usual case for a delete right after a write) is the one being deleted.
+    const cutoff = inactiveBefore === '' ? Date.now() + 1 : inactiveBefore;
     const [deleted, last] = await this.commit('hDeleteSession', k.heads, k.events, k.queue, k.calls, session, k.channel, inactiveBefore, SESSIONS_CHANNEL);
     if (Number(deleted) !== 1) {
       // Active since: the index learns its activity. Gone: an entry left behind goes.

@@ -274,7 +274,7 @@ if (requireRedis(t)) {
     const warned = await spawnServer(t, { HOROLOGIUM_STORE: redis.url });
     const warning = (out: string) => logLines(out).filter((l) => l.level === 40 && typeof l.warning === 'string');
     // Log lines are written asynchronously: the start-up warnings may follow /healthz by a moment.
-    await until(() => warning(warned.output()).length >= 2, 'the start-up warnings in the log', 5000);
+    await until(() => warning(warned.output()).length >= 2, 'the start-up warnings in the log', 15_000);
     t.same(warning(quiet.output()), [], 'no warning line from the durable Redis');
     t.match(warning(warned.output()), [
       { store: 'redis', warning: 'redis_evicts_keys', msg: /maxmemory-policy is allkeys-lru: .*set maxmemory-policy noeviction/ },
