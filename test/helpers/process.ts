@@ -1,5 +1,5 @@
 /** Runs src/server.ts as a real child process, as `npm start` would, for crash and signal tests; free ports and listening test servers. */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { createServer } from 'node:net';
@@ -35,7 +35,27 @@ export interface ServerProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/**
+ * Whether the process `pid` is the one listening on `port` (ss from iproute2); undefined where ss
+ * cannot tell. A port found free may be taken by another test's server before this one binds it:
+ * its /healthz would then answer for a server that is not the child.
+ */
+function listensOn(pid: number | undefined, port: string): boolean | undefined {
+  if (pid === undefined) return undefined;
+  const ss = spawnSync('ss', ['-Hltnp', `sport = :${port}`], { encoding: 'utf8', timeout: 5000 });
+  if (ss.status !== 0) return undefined;
+  return ss.stdout.includes(`pid=${pid},`);
+}
+
 export async function spawnServer(t: Test, env: Record<string, string>): Promise<ServerProcess> {
+  // A port taken between freePort and the child's bind (parallel test files): another port, a few times.
+  for (let attempt = 1; ; attempt++) {
+    const started = await spawnOnce(t, env);
+    if (started.child.exitCode === null || env.PORT !== undefined || attempt === 3 || !started.output().includes('EADDRINUSE')) return started;
+  }
+}
+
+async function spawnOnce(t: Test, env: Record<string, string>): Promise<ServerProcess> {
   const port = env.PORT ?? String(await freePort());
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: ROOT,
@@ -56,7 +76,7 @@ export async function spawnServer(t: Test, env: Record<string, string>): Promise
   for (;;) {
     if (child.exitCode !== null) break;
     try {
-      if ((await fetch(`${url}/healthz`)).ok) break;
+      if ((await fetch(`${url}/healthz`)).ok && listensOn(child.pid, port) !== false) break;
     } catch {
       // not listening yet
     }
