@@ -13,7 +13,7 @@
  */
 import type { ToolExecutionOptions, ToolSet } from 'ai';
 import type { JsonInput, Producer } from '../producer/producer.js';
-import { BackgroundPoster, type PosterOptions } from './background-poster.js';
+import { BackgroundPoster, sessionResolver, type PosterOptions } from './background-poster.js';
 
 export interface WithHorologiumOptions extends PosterOptions {
   producer: Producer;
@@ -35,7 +35,7 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
 /** The same tool set, each tool with an `execute` posting its call and its result to Horologium. */
 export function withHorologium<T extends ToolSet>(tools: T, options: WithHorologiumOptions): T {
   const poster = new BackgroundPoster(options.producer, options);
-  const sessionOf = typeof options.session === 'function' ? options.session : () => options.session as string;
+  const sessionOf = sessionResolver(options.session);
   const errorOf = options.error ?? ((err: unknown) => ({ error: err instanceof Error ? err.message : String(err) }));
   const wrapped: Record<string, unknown> = {};
   for (const [name, tool] of Object.entries(tools)) {

@@ -27,6 +27,20 @@ export interface ResultPost extends CallPost {
   executionTime?: number;
 }
 
+/** An integration's `session` option, an id or a function of the framework's call, as a function. */
+export function sessionResolver<C>(session: string | ((call: C) => string)): (call: C) => string {
+  return typeof session === 'function' ? session : () => session;
+}
+
+/** Tool input a framework hands over as text: its JSON value when it is JSON, else the text itself. */
+export function jsonOrText(text: string): JsonInput {
+  try {
+    return JSON.parse(text) as JsonInput;
+  } catch {
+    return text;
+  }
+}
+
 export class BackgroundPoster {
   /** The last post of each call_id still under way: the next one of that call goes after it. */
   private readonly chains = new Map<string, Promise<void>>();

@@ -14,7 +14,7 @@ import { BaseCallbackHandler } from '@langchain/core/callbacks/base';
 import type { Serialized } from '@langchain/core/load/serializable';
 import { ToolMessage } from '@langchain/core/messages';
 import type { JsonInput, Producer } from '../producer/producer.js';
-import { BackgroundPoster, type PosterOptions } from './background-poster.js';
+import { BackgroundPoster, jsonOrText, sessionResolver, type PosterOptions } from './background-poster.js';
 
 /** What the session function is told of a tool run. */
 export interface LangChainToolRun {
@@ -39,15 +39,6 @@ interface OpenRun {
   started: number;
 }
 
-/** The tool's input as LangChain hands it over (a string): its JSON value when it is JSON, else the string. */
-function parsedInput(input: string): JsonInput {
-  try {
-    return JSON.parse(input) as JsonInput;
-  } catch {
-    return input;
-  }
-}
-
 /** A ToolMessage's content (what a tool called with a ToolCall returns), else the output itself (undefined as null). */
 function resultOf(output: unknown): JsonInput {
   if (ToolMessage.isInstance(output)) return output.content as JsonInput;
@@ -63,7 +54,7 @@ export class HorologiumCallbackHandler extends BaseCallbackHandler {
   constructor(private readonly options: HorologiumCallbackHandlerOptions) {
     super();
     this.poster = new BackgroundPoster(options.producer, options);
-    this.sessionOf = typeof options.session === 'function' ? options.session : () => options.session as string;
+    this.sessionOf = sessionResolver(options.session);
   }
 
   override handleToolStart(tool: Serialized, input: string, runId: string, parentRunId?: string, tags?: string[], metadata?: Record<string, unknown>, runName?: string, toolCallId?: string): void {
@@ -72,7 +63,7 @@ export class HorologiumCallbackHandler extends BaseCallbackHandler {
       session: this.sessionOf({ toolName: name, runId, ...(parentRunId === undefined ? {} : { parentRunId }), ...(tags === undefined ? {} : { tags }), ...(metadata === undefined ? {} : { metadata }) }),
       callId: toolCallId ?? runId,
       name,
-      args: parsedInput(input),
+      args: jsonOrText(input),
       started: performance.now(),
     };
     this.runs.set(runId, run);

@@ -14,7 +14,7 @@
  */
 import type { Agent, RunContext, Runner, Tool } from '@openai/agents';
 import type { JsonInput, Producer } from '../producer/producer.js';
-import { BackgroundPoster, type PosterOptions } from './background-poster.js';
+import { BackgroundPoster, jsonOrText, sessionResolver, type PosterOptions } from './background-poster.js';
 
 export interface RunHooksOptions extends PosterOptions {
   producer: Producer;
@@ -29,22 +29,26 @@ interface ToolCallDetails {
 
 const posters = new WeakMap<object, BackgroundPoster>();
 
-/** Its arguments' value when they are JSON text, else the text; null when there are none. */
-function parsedArguments(text: string | undefined): JsonInput {
-  if (text === undefined || text === '') return null;
-  try {
-    return JSON.parse(text) as JsonInput;
-  } catch {
-    return text;
-  }
-}
+/** A tool call's arguments: their JSON value when they are JSON text, else the text; null when there are none. */
+const parsedArguments = (text: string | undefined): JsonInput => (text === undefined || text === '' ? null : jsonOrText(text));
 
 /** Posts every tool call of `runner`'s runs and its result; returns the runner. */
 export function horologiumRunHooks<R extends Runner>(runner: R, options: RunHooksOptions): R {
   const poster = new BackgroundPoster(options.producer, options);
-  const sessionOf = typeof options.session === 'function' ? options.session : () => options.session as string;
+  const sessionOf = sessionResolver(options.session);
   const open = new Map<string, { session: string; started: number }>();
-  const callIdOf = (details: ToolCallDetails | undefined, tool: Tool) => details?.toolCall.callId ?? details?.toolCall.id ?? `${tool.name}-${Date.now()}`;
+  // A call item without callId or id (not a function call) gets an id of its own, kept with the item
+  // so that its end finds the same one.
+  const madeIds = new WeakMap<object, string>();
+  const callIdOf = (details: ToolCallDetails | undefined, tool: Tool) => {
+    const item = details?.toolCall;
+    const given = item?.callId ?? item?.id;
+    if (given !== undefined) return given;
+    if (!item) return `${tool.name}-${crypto.randomUUID()}`;
+    let made = madeIds.get(item);
+    if (made === undefined) madeIds.set(item, (made = `${tool.name}-${crypto.randomUUID()}`));
+    return made;
+  };
   runner.on('agent_tool_start', (context: RunContext<unknown>, agent: Agent<any, any>, tool: Tool, details?: ToolCallDetails) => {
     const callId = callIdOf(details, tool);
     const session = sessionOf({ context, agent, toolName: tool.name });
